@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""watch_cost.py: CPU time and peak RSS per sample of `gpumon watch` on 8
+simulated GPUs with every metric, against the classic approach measured in
+the same run: a Python loop that spawns one query process per sample and
+parses its CSV output (what scripts do with nvidia-smi; here the spawned
+query is gpumon itself, since this machine has no nvidia-smi).
+
+gpumon's figure is an upper bound of its own cost: the simulated NVML runs
+inside the gpumon process, so its work (signal evaluation, fake samples) is
+counted too. Start-up is cancelled out by timing two runs of different
+lengths. Usage: bench/watch_cost.py [BUILD_DIR]   (default: build)
+"""
+import os, resource, subprocess, sys, time
+
+build = sys.argv[1] if len(sys.argv) > 1 else "build"
+gpumon = os.path.join(build, "gpumon")
+sim = os.path.join(build, "sim", "libnvidia-ml.so.1")
+here = os.path.dirname(os.path.abspath(__file__))
+scenario = os.path.join(here, "..", "examples", "scenarios", "idle-8xh200.scn")
+env = dict(os.environ, GPUMON_SIM_SCENARIO=scenario)
+
+
+def run(args):
+    """Runs a command; returns (cpu seconds, peak RSS KiB, wall seconds)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    if status != 0:
+        sys.exit("benchmark command failed: %s" % " ".join(args))
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, time.monotonic() - t0
+
+
+def watch(count):
+    return run([gpumon, "watch", "--nvml", sim, "--interval", "10ms", "--count", str(count),
+                "--format", "jsonl", "--output", "/dev/null"])
+
+
+def classic(samples):
+    """The Python loop: spawn a query per sample, split and convert its CSV."""
+    before_self = resource.getrusage(resource.RUSAGE_SELF)
+    before_kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak = 0
+    for _ in range(samples):
+        out = subprocess.run([gpumon, "watch", "--nvml", sim, "--once", "--format", "csv"], env=env,
+                             capture_output=True, text=True, check=True).stdout
+        rows = [line.split(",") for line in out.strip().split("\n")]
+        header, data = rows[0], rows[1:]
+        util = [int(r[header.index("utilization.gpu")]) for r in data]
+        assert len(util) == 8
+    after_self = resource.getrusage(resource.RUSAGE_SELF)
+    after_kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after_self.ru_utime - before_self.ru_utime + after_self.ru_stime - before_self.ru_stime +
+           after_kids.ru_utime - before_kids.ru_utime + after_kids.ru_stime - before_kids.ru_stime)
+    peak = max(after_self.ru_maxrss, after_kids.ru_maxrss)
+    return cpu / samples, peak
+
+
+N1, N2 = 100, 1100
+cpu1, rss1, _ = watch(N1)
+cpu2, rss2, wall2 = watch(N2)
+per_sample = (cpu2 - cpu1) / (N2 - N1)
+base_cpu, base_rss = classic(30)
+print("gpumon watch, 8 simulated GPUs, all metrics, 10 ms interval")
+print("  %-44s %10.1f us" % ("CPU per sample (gpumon + simulated NVML)", per_sample * 1e6))
+print("  %-44s %10.2f MiB" % ("peak RSS", max(rss1, rss2) / 1024))
+print("  %-44s %10.2f s for %d samples" % ("wall", wall2, N2))
+print("classic loop: Python spawns one query process per sample and parses it")
+print("  %-44s %10.1f us" % ("CPU per sample (loop + child)", base_cpu * 1e6))
+print("  %-44s %10.2f MiB" % ("peak RSS (largest of loop, child)", base_rss / 1024))
+print("ratio: gpumon uses %.0fx less CPU per sample than the classic loop" % (base_cpu / per_sample))

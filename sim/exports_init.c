@@ -1,0 +1,199 @@
+/*
+ * exports_init.c: init/shutdown, error strings, system queries, handles.
+ *
+ * Init is reference-counted (sim_state.c); every init variant fails with
+ * the scenario's init_error, or 999 UNKNOWN when the scenario (or an
+ * environment variable) is invalid. Plain nvmlInit additionally fails with
+ * 15 when a GPU is already lost, as the legacy call initializes all GPUs
+ * up front. Handles are addresses of the static per-device objects;
+ * looking up a lost GPU returns 15. nvmlErrorString needs no init and
+ * always returns a static string.
+ */
+#include "sim_exports.h"
+
+#include <stdio.h>
+#include <string.h>
+
+nvmlReturn_t nvmlInit(void)
+{
+    return sim_state_init(1);
+}
+
+nvmlReturn_t nvmlInit_v2(void)
+{
+    return sim_state_init(0);
+}
+
+nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
+{
+    (void)flags;                           /* NO_GPUS / NO_ATTACH change nothing here */
+    return sim_state_init(0);
+}
+
+nvmlReturn_t nvmlShutdown(void)
+{
+    return sim_state_shutdown();
+}
+
+const char *nvmlErrorString(nvmlReturn_t result)
+{
+    static const char *const strings[] = {
+        "Success", "Uninitialized", "Invalid Argument", "Not Supported", "Insufficient Permissions",
+        "Already Initialized", "Not Found", "Insufficient Size", "Insufficient External Power",
+        "Driver Not Loaded", "Timeout", "Interrupt request issue", "NVML Shared Library Not Found",
+        "Function Not Found", "Corrupted infoROM", "GPU is lost", "GPU requires restart",
+        "The operating system has blocked the request.", "RM has detected an NVML/RM version mismatch.",
+        "In use by another client", "Insufficient Memory", "No data",
+        "The requested vgpu operation is not available on target device, because ECC is enabled",
+        "Ran out of critical resources, other than memory", "The requested frequency is not supported",
+        "The provided version is invalid/unsupported", "The requested functionality has been deprecated",
+        "The system is not ready for the request", "No GPUs were found", "Resource not in correct state",
+        "The requested reset type is not supported",
+    };
+
+    if (result >= 0 && (size_t)result < sizeof(strings) / sizeof(strings[0]))
+        return strings[result];
+    return "Unknown Error";               /* 999 and any value we do not know */
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
+{
+    nvmlReturn_t rc = sim_enter(__func__);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    return sim_leave(sim_state_copy_string(version, length, sim_state.driver));
+}
+
+nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
+{
+    nvmlReturn_t rc = sim_enter(__func__);
+    char buf[96];
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    snprintf(buf, sizeof(buf), "%d.%s", sim_state.cuda / 1000, sim_state.driver);
+    return sim_leave(sim_state_copy_string(version, length, buf));
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
+{
+    nvmlReturn_t rc = sim_enter(__func__);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!cudaDriverVersion)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    *cudaDriverVersion = sim_state.cuda;
+    return sim_leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
+{
+    nvmlReturn_t rc = sim_enter(__func__);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!cudaDriverVersion)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    *cudaDriverVersion = sim_state.cuda;
+    return sim_leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t init_count(const char *func, unsigned int *deviceCount)
+{
+    nvmlReturn_t rc = sim_enter(func);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!deviceCount)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    *deviceCount = sim_state.sc->ngpus;
+    return sim_leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount)
+{
+    return init_count(__func__, deviceCount);
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
+{
+    return init_count(__func__, deviceCount);
+}
+
+/* With the mutex held: hands out GPU i unless it is lost. */
+static nvmlReturn_t init_handle(unsigned int i, nvmlDevice_t *device)
+{
+    if (sim_state_gpu_lost(i, sim_state_now_us()))
+        return sim_leave(NVML_ERROR_GPU_IS_LOST);
+    *device = &sim_devices[i];
+    return sim_leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t init_by_index(const char *func, unsigned int index, nvmlDevice_t *device)
+{
+    nvmlReturn_t rc = sim_enter(func);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!device || index >= sim_state.sc->ngpus)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    return init_handle(index, device);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
+{
+    return init_by_index(__func__, index, device);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+    return init_by_index(__func__, index, device);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+{
+    nvmlReturn_t rc = sim_enter(__func__);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!uuid || !device)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    for (unsigned int i = 0; i < sim_state.sc->ngpus; i++)
+        if (strcmp(sim_state.sc->gpus[i].uuid, uuid) == 0)
+            return init_handle(i, device);
+    return sim_leave(NVML_ERROR_NOT_FOUND);
+}
+
+/* Accepts "00000000:18:00.0" and the legacy "0000:18:00.0", any case. */
+static nvmlReturn_t init_by_pci(const char *func, const char *pciBusId, nvmlDevice_t *device)
+{
+    unsigned int dom, bus, dev, fn;
+    nvmlReturn_t rc = sim_enter(func);
+    int n = 0;
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!pciBusId || !device)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (strnlen(pciBusId, 64) >= 64 ||
+        sscanf(pciBusId, "%8x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) != 4 || pciBusId[n] != '\0')
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    for (unsigned int i = 0; i < sim_state.sc->ngpus; i++) {
+        const struct sim_gpu *g = &sim_state.sc->gpus[i];
+        if (g->pci_domain == dom && g->pci_bus == bus && g->pci_device == dev)
+            return init_handle(i, device);
+    }
+    return sim_leave(NVML_ERROR_NOT_FOUND);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevice_t *device)
+{
+    return init_by_pci(__func__, pciBusId, device);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+{
+    return init_by_pci(__func__, pciBusId, device);
+}

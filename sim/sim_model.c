@@ -1,0 +1,234 @@
+/*
+ * sim_model.c: signals plus defaults become readings.
+ *
+ * Defaults for a metric without a signal follow util.gpu (u, 0..100):
+ * util.mem 0.4u, temperature 35 + 0.4u C, fan 30 + 0.4u %, power
+ * idle + (0.85 limit - idle) u/100 W with idle = max(25 W, 0.1 limit),
+ * pstate 0 when busy else 8, PCIe tx/rx 200u / 800u KB/s, clock-event
+ * reasons GpuIdle (0x1) when u == 0, clocks at max when busy (SM/graphics
+ * 210 MHz and video 555 MHz when idle, memory always at max). Clocks
+ * without a signal drop with active reasons: power brake x0.5, thermal or
+ * HW slowdown x0.6, SW power cap x0.85. Energy is the integral of power
+ * since scenario time 0 and ECC counters report the maximum seen, so both
+ * only grow.
+ */
+#include "sim_model.h"
+
+#include "nvml_abi.h"
+#include "sim_signal.h"
+#include "sim_state.h"
+
+#include <math.h>
+
+static const struct sim_gpu *model_gpu(unsigned int gpu)
+{
+    return &sim_state.sc->gpus[gpu];
+}
+
+static double model_clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static double model_raw(unsigned int gpu, enum sim_metric m, long long t_us, int *has)
+{
+    const struct sim_signal *s = &model_gpu(gpu)->sig[m];
+
+    *has = s->nterms > 0;
+    if (!*has)
+        return 0.0;
+    return model_clamp(sim_signal_eval(s, sim_state.sc->seed, gpu, (unsigned int)m, t_us, sim_state.period_us),
+                       sim_metric_table[m].min, sim_metric_table[m].max);
+}
+
+double sim_model_metric(unsigned int gpu, enum sim_metric m, long long t_us)
+{
+    const struct sim_gpu *g = model_gpu(gpu);
+    double u, v, limit_w, idle_w;
+    int has;
+
+    v = model_raw(gpu, m, t_us, &has);
+    if (has)
+        return v;
+    u = m == SIM_M_UTIL_GPU ? 0.0 : sim_model_metric(gpu, SIM_M_UTIL_GPU, t_us);
+    switch (m) {
+    case SIM_M_UTIL_MEM:
+        return 0.4 * u;
+    case SIM_M_TEMPERATURE:
+        return 35.0 + 0.4 * u;
+    case SIM_M_FAN:
+        return 30.0 + 0.4 * u;
+    case SIM_M_POWER:
+        limit_w = g->enforced_limit_mw / 1000.0;
+        idle_w = fmax(25.0, 0.1 * limit_w);
+        return idle_w + fmax(0.0, 0.85 * limit_w - idle_w) * u / 100.0;
+    case SIM_M_PSTATE:
+        return u > 0 ? 0 : 8;
+    case SIM_M_PCIE_TX:
+        return 200.0 * u;
+    case SIM_M_PCIE_RX:
+        return 800.0 * u;
+    case SIM_M_REASONS:
+        return u > 0 ? 0 : (double)NVML_CLOCKS_EVENT_GPU_IDLE;
+    default:
+        return 0.0;
+    }
+}
+
+unsigned long long sim_model_reasons(unsigned int gpu, long long t_us)
+{
+    return (unsigned long long)llround(sim_model_metric(gpu, SIM_M_REASONS, t_us)) & NVML_CLOCKS_EVENT_ALL;
+}
+
+unsigned int sim_model_clock(unsigned int gpu, enum sim_clock clk, long long t_us)
+{
+    static const enum sim_metric metric[SIM_CLK_COUNT] = { SIM_M_CLOCK_GRAPHICS, SIM_M_CLOCK_SM,
+                                                           SIM_M_CLOCK_MEM, SIM_M_CLOCK_VIDEO };
+    const struct sim_gpu *g = model_gpu(gpu);
+    unsigned long long reasons;
+    double v, factor = 1.0;
+    int has;
+
+    v = model_raw(gpu, metric[clk], t_us, &has);
+    if (has)
+        return (unsigned int)llround(v);
+    v = g->clock_max[clk];
+    if (clk != SIM_CLK_MEM && sim_model_metric(gpu, SIM_M_UTIL_GPU, t_us) <= 0)
+        v = fmin(v, clk == SIM_CLK_VIDEO ? 555.0 : 210.0);
+    reasons = sim_model_reasons(gpu, t_us);
+    if (reasons & NVML_CLOCKS_THROTTLE_HW_POWER_BRAKE)
+        factor = 0.5;
+    else if (reasons & (NVML_CLOCKS_THROTTLE_HW_SLOWDOWN | NVML_CLOCKS_EVENT_SW_THERMAL |
+                        NVML_CLOCKS_THROTTLE_HW_THERMAL))
+        factor = 0.6;
+    else if (reasons & NVML_CLOCKS_EVENT_SW_POWER_CAP)
+        factor = 0.85;
+    return (unsigned int)llround(v * factor);
+}
+
+unsigned int sim_model_power_mw(unsigned int gpu, long long t_us)
+{
+    return (unsigned int)llround(sim_model_metric(gpu, SIM_M_POWER, t_us) * 1000.0);
+}
+
+unsigned long long sim_model_energy_mj(unsigned int gpu, long long now_us)
+{
+    struct sim_gpu_rt *rt = &sim_state.rt[gpu];
+    long long gap = now_us - rt->energy_t_us, steps, dt;
+    unsigned long long e;
+
+    if (gap > 0) {
+        steps = gap / (sim_state.period_us > 0 ? sim_state.period_us : 1) + 1;
+        if (steps > 20000)
+            steps = 20000;
+        dt = gap / steps;
+        for (long long i = 0; i < steps; i++) {
+            long long t0 = rt->energy_t_us + i * dt;
+            long long len = i == steps - 1 ? now_us - t0 : dt;
+            rt->energy_mj += sim_model_metric(gpu, SIM_M_POWER, t0 + len / 2) * (double)len / 1000.0;
+        }
+        rt->energy_t_us = now_us;
+    }
+    e = (unsigned long long)rt->energy_mj;
+    if (e > rt->energy_reported)
+        rt->energy_reported = e;
+    return rt->energy_reported;
+}
+
+unsigned long long sim_model_ecc(unsigned int gpu, int uncorrected, long long now_us)
+{
+    enum sim_metric m = uncorrected ? SIM_M_ECC_UNCORRECTED : SIM_M_ECC_CORRECTED;
+    unsigned long long v = (unsigned long long)llround(sim_model_metric(gpu, m, now_us));
+    unsigned long long *max = &sim_state.rt[gpu].ecc_max[uncorrected ? 1 : 0];
+
+    if (v > *max)
+        *max = v;
+    return *max;
+}
+
+int sim_model_proc_running(unsigned int gpu, size_t i, long long t_us)
+{
+    const struct sim_process *p = &model_gpu(gpu)->procs[i];
+
+    return t_us >= p->start_us && (p->stop_us < 0 || t_us < p->stop_us);
+}
+
+unsigned long long sim_model_proc_memory(unsigned int gpu, size_t i, long long t_us)
+{
+    const struct sim_gpu *g = model_gpu(gpu);
+    const struct sim_process *p = &g->procs[i];
+    double v;
+
+    if (p->memory.nterms == 0)
+        return 536870912ull;
+    v = sim_signal_eval(&p->memory, sim_state.sc->seed, gpu, 1000u + (unsigned int)i, t_us, sim_state.period_us);
+    return (unsigned long long)model_clamp(v, 0.0, (double)(g->memory_total - g->memory_reserved));
+}
+
+unsigned long long sim_model_memory_used(unsigned int gpu, long long t_us)
+{
+    const struct sim_gpu *g = model_gpu(gpu);
+    unsigned long long cap = g->memory_total - g->memory_reserved, sum = 0;
+    int has;
+    double v = model_raw(gpu, SIM_M_MEMORY_USED, t_us, &has);
+
+    if (has)
+        return (unsigned long long)model_clamp(v, 0.0, (double)cap);
+    for (size_t i = 0; i < g->nprocs; i++)
+        if (sim_model_proc_running(gpu, i, t_us))
+            sum += sim_model_proc_memory(gpu, i, t_us);
+    return sum < cap ? sum : cap;
+}
+
+void sim_model_ring(long long now_us, long long *k_lo, long long *k_hi)
+{
+    *k_hi = now_us / sim_state.period_us;
+    *k_lo = *k_hi - (SIM_MODEL_RING - 1);
+    if (*k_lo < 0)
+        *k_lo = 0;
+}
+
+unsigned long long sim_model_sample_ts(long long k)
+{
+    return (unsigned long long)sim_state_epoch_us(k * sim_state.period_us);
+}
+
+unsigned int sim_model_sample(unsigned int gpu, int type, long long k)
+{
+    long long t = k * sim_state.period_us;
+
+    switch (type) {
+    case NVML_TOTAL_POWER_SAMPLES:
+        return sim_model_power_mw(gpu, t);
+    case NVML_GPU_UTILIZATION_SAMPLES:
+        return (unsigned int)llround(sim_model_metric(gpu, SIM_M_UTIL_GPU, t));
+    case NVML_MEMORY_UTILIZATION_SAMPLES:
+        return (unsigned int)llround(sim_model_metric(gpu, SIM_M_UTIL_MEM, t));
+    case NVML_ENC_UTILIZATION_SAMPLES:
+        return (unsigned int)llround(sim_model_metric(gpu, SIM_M_ENCODER, t));
+    case NVML_DEC_UTILIZATION_SAMPLES:
+        return (unsigned int)llround(sim_model_metric(gpu, SIM_M_DECODER, t));
+    case NVML_PROCESSOR_CLK_SAMPLES:
+        return sim_model_clock(gpu, SIM_CLK_SM, t);
+    case NVML_MEMORY_CLK_SAMPLES:
+        return sim_model_clock(gpu, SIM_CLK_MEM, t);
+    default:
+        return 0;
+    }
+}
+
+unsigned int sim_model_rate(unsigned int gpu, int type, long long now_us, long long *k_hi)
+{
+    long long lo, hi, span = (1000000LL + sim_state.period_us - 1) / sim_state.period_us;
+    unsigned long long sum = 0, n = 0;
+
+    sim_model_ring(now_us, &lo, &hi);
+    if (hi - lo + 1 > span)
+        lo = hi - span + 1;
+    for (long long k = lo; k <= hi; k++) {
+        sum += sim_model_sample(gpu, type, k);
+        n++;
+    }
+    *k_hi = hi;
+    return n ? (unsigned int)((sum + n / 2) / n) : 0;
+}

@@ -1,0 +1,145 @@
+/*
+ * cmd_common.c: the NVML options every command takes, finding the bundled
+ * simulator and scenarios (next to the binary in a build tree, under the
+ * install prefix otherwise), and the one place where a failure to open
+ * NVML becomes a single line on stderr and a documented exit status.
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd.h"
+#include "exitcodes.h"
+#include "nvml.h"
+#include "util.h"
+
+#ifndef GPUMON_SIM_INSTALLED
+#define GPUMON_SIM_INSTALLED "/usr/local/lib/gpumon/sim/libnvidia-ml.so.1"
+#endif
+#ifndef GPUMON_SCENARIOS_INSTALLED
+#define GPUMON_SCENARIOS_INSTALLED "/usr/local/share/gpumon/scenarios"
+#endif
+#ifndef GPUMON_SCENARIOS_SOURCE
+#define GPUMON_SCENARIOS_SOURCE ""
+#endif
+
+bool cmd_nvml_option(struct cmd_nvml_opts *o, int code, const char *arg)
+{
+    switch (code) {
+    case CMD_OPT_NVML: o->nvml_path = arg; return true;
+    case CMD_OPT_SIM: o->sim = true; return true;
+    case CMD_OPT_SCENARIO: o->scenario = arg; o->sim = true; return true;
+    default: return false;
+    }
+}
+
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "gpumon %s: %s (see gpumon %s --help)\n", cmd, msg, cmd);
+    return EXIT_USAGE;
+}
+
+static void cmd_exe_dir(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(out, len, ".");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(out, len, "%s", dirname(exe));
+}
+
+static bool cmd_first_existing(char *out, size_t len, const char *const *candidates, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (candidates[i][0] && access(candidates[i], R_OK) == 0) {
+            snprintf(out, len, "%s", candidates[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool cmd_find_sim(char *out, size_t len)
+{
+    char dir[PATH_MAX], build[PATH_MAX + 32], prefix[PATH_MAX + 48];
+    cmd_exe_dir(dir, sizeof dir);
+    snprintf(build, sizeof build, "%s/sim/libnvidia-ml.so.1", dir);
+    snprintf(prefix, sizeof prefix, "%s/../lib/gpumon/sim/libnvidia-ml.so.1", dir);
+    const char *const c[] = {build, GPUMON_SIM_INSTALLED, prefix};
+    return cmd_first_existing(out, len, c, sizeof c / sizeof c[0]);
+}
+
+static bool cmd_find_scenario(const char *name, char *out, size_t len)
+{
+    if (strchr(name, '/') || access(name, R_OK) == 0) {
+        snprintf(out, len, "%s", name);
+        return access(name, R_OK) == 0;
+    }
+    char dir[PATH_MAX], c[4][PATH_MAX + 96];
+    cmd_exe_dir(dir, sizeof dir);
+    const char *dirs[] = {GPUMON_SCENARIOS_SOURCE, GPUMON_SCENARIOS_INSTALLED, dir};
+    const char *ext = strstr(name, ".scn") ? "" : ".scn";
+    snprintf(c[0], sizeof c[0], "%s/%s%s", dirs[0], name, ext);
+    snprintf(c[1], sizeof c[1], "%s/%s%s", dirs[1], name, ext);
+    snprintf(c[2], sizeof c[2], "%s/../share/gpumon/scenarios/%s%s", dirs[2], name, ext);
+    snprintf(c[3], sizeof c[3], "%s/examples/scenarios/%s%s", dirs[2], name, ext);
+    const char *const cand[] = {dirs[0][0] ? c[0] : "", c[1], c[2], c[3]};
+    return cmd_first_existing(out, len, cand, 4);
+}
+
+int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
+{
+    char sim[PATH_MAX], scen[PATH_MAX];
+    const char *path = o->nvml_path;
+    if (o->sim && !path) {
+        if (!cmd_find_sim(sim, sizeof sim)) {
+            fprintf(stderr, "gpumon: --sim: the simulated NVML library was not found next to gpumon (sim/) "
+                    "or in %s; build it (cmake --build build) or give --nvml PATH\n", GPUMON_SIM_INSTALLED);
+            return EXIT_NO_LIBRARY;
+        }
+        path = sim;
+    }
+    if (o->scenario) {
+        if (!cmd_find_scenario(o->scenario, scen, sizeof scen)) {
+            fprintf(stderr, "gpumon: --scenario: no scenario file \"%s\" (give a path, or a bundled name such "
+                    "as healthy or input-bound)\n", o->scenario);
+            return EXIT_USAGE;
+        }
+        setenv("GPUMON_SIM_SCENARIO", scen, 1);
+    }
+    struct nvml_failure why;
+    if (nvml_open(path, &why) != 0) {
+        fprintf(stderr, "gpumon: %s\n", why.message);
+        return why.cause == NVML_CAUSE_NOT_FOUND || why.cause == NVML_CAUSE_STUB ||
+                       why.cause == NVML_CAUSE_BAD_LIBRARY
+                   ? EXIT_NO_LIBRARY
+                   : EXIT_INIT;
+    }
+    if (o->sim) {
+        const char *sc = getenv("GPUMON_SIM_SCENARIO");
+        fprintf(stderr, "gpumon: running on simulated GPUs (%s%s), not a real driver\n",
+                sc && *sc ? "scenario " : "built-in default scenario", sc && *sc ? sc : "");
+    }
+    unsigned count = 0;
+    if (require_gpu && (nvml.get_count(&count) != NVML_SUCCESS || count == 0)) {
+        fprintf(stderr, "gpumon: NVML %s%s%sreports no GPU on this machine. In a container, start it with GPUs "
+                "(docker run --gpus all, or NVIDIA_VISIBLE_DEVICES); on a host, check that the GPUs are "
+                "visible (lspci | grep -i nvidia) and not excluded by the driver. To try gpumon without a GPU: "
+                "gpumon --sim\n", nvml.driver_version[0] ? "(driver " : "", nvml.driver_version[0] ?
+                nvml.driver_version : "", nvml.driver_version[0] ? ") " : "");
+        nvml_close();
+        return EXIT_NO_GPU;
+    }
+    return 0;
+}

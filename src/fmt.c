@@ -1,0 +1,133 @@
+/*
+ * fmt.c: value and string formatting for the sinks (see fmt.h).
+ */
+#include "fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "nvml.h"
+
+const char *fmt_state_marker(const struct value *v, char *buf, size_t len)
+{
+    switch (v->state) {
+    case VS_UNSUPPORTED: return "[Not Supported]";
+    case VS_LOST: return "[GPU is lost]";
+    case VS_ERROR:
+        if (v->code == NVML_ERROR_NO_PERMISSION)
+            return "[No Permission]";
+        snprintf(buf, len, "[Error %d]", (int)v->code);
+        return buf;
+    default: return "[N/A]";
+    }
+}
+
+static void fmt_number(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style)
+{
+    switch (m->kind) {
+    case MK_FLOAT:
+        if (!isfinite(v->u.f))
+            sbuf_puts(b, style == FMT_JSON ? "null" : "[N/A]");
+        else
+            sbuf_printf(b, "%.*f", m->decimals, v->u.f);
+        break;
+    case MK_HEX:
+        if (style == FMT_JSON)
+            sbuf_printf(b, "%lld", v->u.i);
+        else
+            sbuf_printf(b, "0x%016llx", (unsigned long long)v->u.i);
+        break;
+    case MK_FLAG:
+        sbuf_puts(b, style == FMT_JSON ? (v->u.i ? "true" : "false")
+                     : style == FMT_CSV ? (v->u.i ? "1" : "0") : (v->u.i ? "Active" : "Not Active"));
+        break;
+    case MK_PSTATE:
+        sbuf_printf(b, style == FMT_JSON ? "\"P%lld\"" : "P%lld", v->u.i);
+        break;
+    default:
+        sbuf_printf(b, "%lld", v->u.i);
+        break;
+    }
+}
+
+void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style)
+{
+    if (v->state != VS_OK) {
+        char tmp[32];
+        sbuf_puts(b, style == FMT_JSON ? "null" : fmt_state_marker(v, tmp, sizeof tmp));
+        return;
+    }
+    if (m->kind != MK_STR)
+        return fmt_number(b, m, v, style);
+    const char *s = v->u.s ? v->u.s : "";
+    if (style == FMT_JSON)
+        fmt_json_string(b, s);
+    else if (style == FMT_CSV)
+        fmt_csv_field(b, s);
+    else
+        sbuf_puts(b, s);
+}
+
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid. */
+static size_t fmt_utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || (n == 2 && p[0] < 0xC2) || (n == 4 && p[0] > 0xF4))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0)))
+        return 0;
+    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90)))
+        return 0;
+    return n;
+}
+
+void fmt_json_string(struct sbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    sbuf_putc(b, '"');
+    while (*p) {
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') {
+            sbuf_putc(b, '\\');
+            sbuf_putc(b, (char)c);
+            p++;
+        } else if (c < 0x20 || c == 0x7f) {
+            const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+            if (esc)
+                sbuf_puts(b, esc);
+            else
+                sbuf_printf(b, "\\u%04x", c);
+            p++;
+        } else {
+            size_t n = fmt_utf8_len(p);
+            if (n == 0) {
+                sbuf_puts(b, "\\ufffd");
+                p++;
+            } else {
+                sbuf_add(b, (const char *)p, n);
+                p += n;
+            }
+        }
+    }
+    sbuf_putc(b, '"');
+}
+
+void fmt_csv_field(struct sbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+        sbuf_puts(b, s);
+        return;
+    }
+    sbuf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            sbuf_putc(b, '"');
+        sbuf_putc(b, *s);
+    }
+    sbuf_putc(b, '"');
+}

@@ -1,0 +1,26 @@
+/*
+ * fmt.h: turning values into text, shared by every sink. One place decides
+ * how a kind of value looks (integers, decimals from the metric table,
+ * P-states as "P0", masks as 0x%016llx) and how strings are escaped for
+ * JSON and quoted for CSV. Pure functions over an sbuf; unit-tested.
+ */
+#ifndef GPUMON_FMT_H
+#define GPUMON_FMT_H
+
+#include "metrics.h"
+#include "util.h"
+
+enum fmt_style { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+/* Appends v. Non-ok values: JSON null; text/CSV a bracketed marker such as
+ * "[Not Supported]", "[GPU is lost]" or "[N/A]"; never 0. */
+void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style);
+/* Appends s as a JSON string literal, quotes included. Invalid UTF-8 bytes
+ * become U+FFFD so the output is always valid JSON. */
+void fmt_json_string(struct sbuf *b, const char *s);
+/* Appends s as one CSV field, quoted when it holds a comma, quote or newline. */
+void fmt_csv_field(struct sbuf *b, const char *s);
+/* The marker for a non-ok value, e.g. "[Not Supported]". */
+const char *fmt_state_marker(const struct value *v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * nvml.c: loading libnvidia-ml with dlopen and resolving one function table.
+ *
+ * Library order: explicit --nvml path, $GPUMON_NVML, libnvidia-ml.so.1,
+ * libnvidia-ml.so. Every symbol of NVML_FUNCTIONS is looked up by its exact
+ * exported name (never through nvml.h's plain-name mapping); the newest
+ * variant of each family is picked at call sites or here (init, count,
+ * handle). The CUDA toolkit ships a stub libnvidia-ml.so for linking only:
+ * it lives in a ".../stubs/" directory and its nvmlErrorString returns an
+ * empty string, and we say so instead of reporting a failed init.
+ */
+#include "nvml.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct nvml_api nvml;
+
+static const char *const nvml_sonames[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+
+static const char nvml_sim_hint[] =
+    "To try gpumon without a GPU, run it on the bundled simulated GPUs: gpumon --sim "
+    "(or --nvml PATH/libnvidia-ml.so.1 from the simulator).";
+
+static void nvml_fail(struct nvml_failure *why, enum nvml_cause cause, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void nvml_fail(struct nvml_failure *why, enum nvml_cause cause, int code, const char *fmt, ...)
+{
+    va_list ap;
+    why->cause = cause;
+    why->code = code;
+    va_start(ap, fmt);
+    vsnprintf(why->message, sizeof why->message, fmt, ap);
+    va_end(ap);
+}
+
+static int nvml_resolve(void)
+{
+#define NVML_RESOLVE(name, params) *(void **)&nvml.name = dlsym(nvml.dl, #name);
+    NVML_FUNCTIONS(NVML_RESOLVE)
+#undef NVML_RESOLVE
+    *(void **)&nvml.nvmlErrorString = dlsym(nvml.dl, "nvmlErrorString");
+    nvml.init = nvml.nvmlInit_v2 ? nvml.nvmlInit_v2 : nvml.nvmlInit;
+    nvml.get_count = nvml.nvmlDeviceGetCount_v2 ? nvml.nvmlDeviceGetCount_v2 : nvml.nvmlDeviceGetCount;
+    nvml.get_handle = nvml.nvmlDeviceGetHandleByIndex_v2 ? nvml.nvmlDeviceGetHandleByIndex_v2
+                                                         : nvml.nvmlDeviceGetHandleByIndex;
+    return (nvml.init && nvml.nvmlShutdown && nvml.get_count && nvml.get_handle && nvml.nvmlErrorString)
+               ? 0
+               : -1;
+}
+
+static void nvml_missing_required(char *out, size_t n)
+{
+    const struct { const char *name; const void *fn; } req[] = {
+        {"nvmlInit_v2", (const void *)nvml.init},
+        {"nvmlShutdown", (const void *)nvml.nvmlShutdown},
+        {"nvmlDeviceGetCount_v2", (const void *)nvml.get_count},
+        {"nvmlDeviceGetHandleByIndex_v2", (const void *)nvml.get_handle},
+        {"nvmlErrorString", (const void *)nvml.nvmlErrorString},
+    };
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+        if (req[i].fn)
+            continue;
+        size_t len = strlen(out);
+        snprintf(out + len, n - len, "%s%s", len ? ", " : "", req[i].name);
+    }
+}
+
+/* The 535.43.02-535.86.05 drivers write 32-byte _v3 process entries. */
+static int nvml_stride_for(const char *driver)
+{
+    unsigned major = 0, minor = 0;
+    if (sscanf(driver, "%u.%u", &major, &minor) == 2 && major == 535 && minor >= 43 && minor < 98)
+        return 32;
+    if (!driver[0] && nvml.nvmlDeviceGetConfComputeMemSizeInfo && !nvml.nvmlDeviceGetRunningProcessDetailList)
+        return 32;
+    return 24;
+}
+
+static bool nvml_looks_like_stub(void)
+{
+    if (strstr(nvml.path, "/stubs/"))
+        return true;
+    const char *s = nvml.nvmlErrorString(NVML_ERROR_UNKNOWN);
+    return !s || !*s;
+}
+
+static int nvml_load(const char *path, struct nvml_failure *why)
+{
+    char tried[2048] = "";
+    if (!path || !*path)
+        path = getenv("GPUMON_NVML");
+    if (path && *path) {
+        nvml.dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!nvml.dl) {
+            nvml_fail(why, NVML_CAUSE_NOT_FOUND, 0, "cannot load the NVML library %s: %s. Check the path given "
+                      "with --nvml or GPUMON_NVML. %s", path, dlerror(), nvml_sim_hint);
+            return -1;
+        }
+    } else {
+        for (size_t i = 0; i < sizeof nvml_sonames / sizeof nvml_sonames[0] && !nvml.dl; i++) {
+            nvml.dl = dlopen(nvml_sonames[i], RTLD_NOW | RTLD_LOCAL);
+            size_t len = strlen(tried);
+            snprintf(tried + len, sizeof tried - len, "%s%s", len ? ", " : "", nvml_sonames[i]);
+        }
+        if (!nvml.dl) {
+            nvml_fail(why, NVML_CAUSE_NOT_FOUND, 0, "no NVIDIA driver library found (tried %s): the NVIDIA "
+                      "driver is not installed, or this container was started without GPU support "
+                      "(docker --gpus all / the NVIDIA container toolkit). %s", tried, nvml_sim_hint);
+            return -1;
+        }
+    }
+    struct link_map *lm = NULL;
+    if (dlinfo(nvml.dl, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
+        snprintf(nvml.path, sizeof nvml.path, "%s", lm->l_name);
+    else
+        snprintf(nvml.path, sizeof nvml.path, "%s", path ? path : "libnvidia-ml.so.1");
+    if (nvml_resolve() != 0) {
+        char missing[512];
+        nvml_missing_required(missing, sizeof missing);
+        nvml_fail(why, NVML_CAUSE_BAD_LIBRARY, 0, "%s is not a usable NVML library: missing %s. %s",
+                  nvml.path, missing, nvml_sim_hint);
+        return -1;
+    }
+    return 0;
+}
+
+static int nvml_start(struct nvml_failure *why)
+{
+    nvmlReturn_t r = nvml.nvmlInitWithFlags ? nvml.nvmlInitWithFlags(NVML_INIT_FLAG_NO_GPUS) : nvml.init();
+    if (r == NVML_SUCCESS)
+        return 0;
+    if (nvml_looks_like_stub()) {
+        nvml_fail(why, NVML_CAUSE_STUB, r, "%s is the CUDA toolkit's stub library, not a driver: it exists "
+                  "only for linking. Remove its directory from LD_LIBRARY_PATH, or install the NVIDIA driver "
+                  "(it provides the real libnvidia-ml.so.1). %s", nvml.path, nvml_sim_hint);
+        return -1;
+    }
+    const char *es = nvml_error(r);
+    switch (r) {
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+        nvml_fail(why, NVML_CAUSE_DRIVER, r, "NVML could not be initialized: the NVIDIA kernel driver is not "
+                  "loaded (%s, code %d). Load it (modprobe nvidia) or check that this machine has an NVIDIA "
+                  "GPU. %s", es, r, nvml_sim_hint);
+        break;
+    case NVML_ERROR_NO_PERMISSION:
+        nvml_fail(why, NVML_CAUSE_PERMISSION, r, "NVML could not be initialized: no permission to open the GPU "
+                  "devices (%s, code %d). Check access to /dev/nvidia* (group membership, container device "
+                  "rules).", es, r);
+        break;
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+        nvml_fail(why, NVML_CAUSE_MISMATCH, r, "NVML could not be initialized: the driver library and the "
+                  "kernel module have different versions (%s, code %d), typically after a driver upgrade "
+                  "without a reboot. Reboot, or reload the nvidia kernel modules.", es, r);
+        break;
+    default:
+        nvml_fail(why, NVML_CAUSE_INIT, r, "NVML could not be initialized: %s (code %d) from %s. Check the "
+                  "driver installation (dmesg | grep -i nvrm). %s", es, r, nvml.path, nvml_sim_hint);
+        break;
+    }
+    return -1;
+}
+
+int nvml_open(const char *path, struct nvml_failure *why)
+{
+    memset(why, 0, sizeof *why);
+    if (nvml_load(path, why) != 0 || nvml_start(why) != 0) {
+        if (nvml.dl)
+            dlclose(nvml.dl);
+        memset(&nvml, 0, sizeof nvml);
+        return -1;
+    }
+    if (nvml.nvmlSystemGetDriverVersion &&
+        nvml.nvmlSystemGetDriverVersion(nvml.driver_version, sizeof nvml.driver_version) != NVML_SUCCESS)
+        nvml.driver_version[0] = '\0';
+    if (nvml.nvmlSystemGetCudaDriverVersion &&
+        nvml.nvmlSystemGetCudaDriverVersion(&nvml.cuda_version) != NVML_SUCCESS)
+        nvml.cuda_version = 0;
+    nvml.process_stride = nvml_stride_for(nvml.driver_version);
+    return 0;
+}
+
+void nvml_close(void)
+{
+    if (!nvml.dl)
+        return;
+    nvml.nvmlShutdown();
+    dlclose(nvml.dl);
+    memset(&nvml, 0, sizeof nvml);
+}
+
+const char *nvml_error(nvmlReturn_t r)
+{
+    const char *s = nvml.nvmlErrorString ? nvml.nvmlErrorString(r) : NULL;
+    return s && *s ? s : "Unknown Error";
+}
+
+bool nvml_is_lost(nvmlReturn_t r)
+{
+    return r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_RESET_REQUIRED;
+}
+
+bool nvml_is_unsupported(nvmlReturn_t r)
+{
+    return r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_NOT_FOUND || r == NVML_ERROR_FUNCTION_NOT_FOUND ||
+           r == NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+}

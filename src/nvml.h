@@ -1,0 +1,78 @@
+/*
+ * nvml.h: gpumon's only door to NVML.
+ *
+ * nvml_open() dlopens the driver library (an explicit path, $GPUMON_NVML, or
+ * libnvidia-ml.so.1 then libnvidia-ml.so), resolves every symbol listed in
+ * nvml_abi.h into one function table, detects the CUDA toolkit's stub, and
+ * initializes NVML. Only the five required symbols must exist; any other
+ * may be NULL and callers treat that as "unsupported". On failure it fills
+ * an nvml_failure with a specific cause, a message and what to do, so the
+ * command can print one line and exit with the documented status.
+ *
+ * Also here: the protocol helpers that need more than one call (process
+ * lists with the sizing protocol and the 535.43-535.86 stride) and the
+ * classification of return codes.
+ */
+#ifndef GPUMON_NVML_H
+#define GPUMON_NVML_H
+
+#include <stdbool.h>
+#include "nvml_abi.h"
+
+struct nvml_api {
+#define NVML_API_MEMBER(name, params) nvmlReturn_t (*name) params;
+    NVML_FUNCTIONS(NVML_API_MEMBER)
+#undef NVML_API_MEMBER
+    nvmlErrorString_fn nvmlErrorString;
+    /* The chosen variants, resolved once. NULL when absent. */
+    nvmlReturn_t (*init)(void);
+    nvmlReturn_t (*get_count)(unsigned int *);
+    nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t *);
+    void *dl;
+    char path[4096];          /* the library actually loaded */
+    char driver_version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    int cuda_version;         /* e.g. 12040; 0 when unknown */
+    int process_stride;       /* bytes per _v3 process entry: 24, or 32 on 535.43-535.86 */
+};
+
+extern struct nvml_api nvml;
+
+enum nvml_cause {
+    NVML_CAUSE_NONE = 0,
+    NVML_CAUSE_NOT_FOUND,      /* no library could be dlopened */
+    NVML_CAUSE_STUB,           /* the CUDA toolkit's stub library */
+    NVML_CAUSE_BAD_LIBRARY,    /* loaded, but required symbols missing */
+    NVML_CAUSE_DRIVER,         /* nvmlInit: driver not loaded */
+    NVML_CAUSE_PERMISSION,     /* nvmlInit: no permission */
+    NVML_CAUSE_MISMATCH,       /* nvmlInit: library/kernel module versions differ */
+    NVML_CAUSE_INIT,           /* nvmlInit: any other error */
+};
+
+struct nvml_failure {
+    enum nvml_cause cause;
+    int code;                 /* NVML return code where there is one */
+    char message[1024];       /* one line: cause and what to do */
+};
+
+/* Opens and initializes NVML. path may be NULL (then $GPUMON_NVML, then the
+ * system library). Returns 0, or -1 with *why filled. */
+int nvml_open(const char *path, struct nvml_failure *why);
+/* Shuts NVML down and unloads it. Safe to call after a failed open. */
+void nvml_close(void);
+/* nvmlErrorString, or a fallback that is never NULL. */
+const char *nvml_error(nvmlReturn_t r);
+/* True for codes that mean "the device is gone" (15 lost, 16 reset needed). */
+bool nvml_is_lost(nvmlReturn_t r);
+/* True for codes that mean "this value is unavailable here" (3, 6, 13, 25). */
+bool nvml_is_unsupported(nvmlReturn_t r);
+
+struct nvml_process {
+    unsigned int pid;
+    unsigned long long used_memory;   /* bytes; NVML_VALUE_NOT_AVAILABLE when unknown */
+};
+/* Lists the compute and graphics processes of a device, de-duplicated by pid,
+ * through the newest variant the library has. Returns NVML_SUCCESS and sets
+ * *n (at most max), or an NVML error code. */
+nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process *out, unsigned max, unsigned *n);
+
+#endif

@@ -1,0 +1,399 @@
+/*
+ * nvml_abi.h: the subset of NVML's C ABI that gpumon uses, declared by us.
+ *
+ * There is no NVIDIA header at build time. Every type, constant and struct
+ * here matches ../shared/nvml-facts.md (NVML API 13, LP64 Linux), and every
+ * struct size and field offset is pinned by a _Static_assert below.
+ *
+ * This header is shared by exactly two modules: nvml.c (the dlopen loader in
+ * gpumon) and sim/ (the simulated libnvidia-ml.so.1). NVML_FUNCTIONS is the
+ * one list of the entry points we know: the loader builds its function table
+ * from it and the simulator checks its definitions against it, so the two
+ * can never disagree on a signature. Each versioned variant has its own
+ * struct; nothing here is "the current" struct of a family.
+ */
+#ifndef GPUMON_NVML_ABI_H
+#define GPUMON_NVML_ABI_H
+
+#include <stddef.h>
+
+typedef int nvmlReturn_t;            /* enum, 4 bytes */
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+
+/* Return codes (facts §4). */
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_UNINITIALIZED = 1,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NO_PERMISSION = 4,
+    NVML_ERROR_ALREADY_INITIALIZED = 5,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_INSUFFICIENT_POWER = 8,
+    NVML_ERROR_DRIVER_NOT_LOADED = 9,
+    NVML_ERROR_TIMEOUT = 10,
+    NVML_ERROR_IRQ_ISSUE = 11,
+    NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+    NVML_ERROR_CORRUPTED_INFOROM = 14,
+    NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_RESET_REQUIRED = 16,
+    NVML_ERROR_OPERATING_SYSTEM = 17,
+    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+    NVML_ERROR_IN_USE = 19,
+    NVML_ERROR_MEMORY = 20,
+    NVML_ERROR_NO_DATA = 21,
+    NVML_ERROR_VGPU_ECC_NOT_SUPPORTED = 22,
+    NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
+    NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
+    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+    NVML_ERROR_DEPRECATED = 26,
+    NVML_ERROR_NOT_READY = 27,
+    NVML_ERROR_GPU_NOT_FOUND = 28,
+    NVML_ERROR_INVALID_STATE = 29,
+    NVML_ERROR_RESET_TYPE_NOT_SUPPORTED = 30,
+    NVML_ERROR_UNKNOWN = 999
+};
+
+/* Constants (facts §5). */
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+#define NVML_DEVICE_SERIAL_BUFFER_SIZE 30
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+#define NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE 80
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
+#define NVML_INIT_FLAG_NO_GPUS 1u
+#define NVML_INIT_FLAG_NO_ATTACH 2u
+#define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFull
+
+/* Version words: sizeof | ver << 24 (facts §3). */
+#define NVML_STRUCT_VERSION(type, ver) ((unsigned int)(sizeof(type) | ((ver) << 24)))
+#define nvmlMemory_v2 0x02000028u
+#define nvmlTemperature_v1 0x0100000Cu
+#define nvmlProcessDetailList_v1 0x01000018u
+
+/* Enums used as parameters (facts §10, §13, §15, §16, §18, §20). */
+enum { NVML_TEMPERATURE_GPU = 0 };
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3,
+       NVML_CLOCK_COUNT = 4 };
+enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+enum { NVML_PSTATE_0 = 0, NVML_PSTATE_15 = 15, NVML_PSTATE_UNKNOWN = 32 };
+enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
+enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
+enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
+enum { NVML_PROCESS_MODE_COMPUTE = 0, NVML_PROCESS_MODE_GRAPHICS = 1, NVML_PROCESS_MODE_MPS = 2 };
+enum {
+    NVML_TOTAL_POWER_SAMPLES = 0,
+    NVML_GPU_UTILIZATION_SAMPLES = 1,
+    NVML_MEMORY_UTILIZATION_SAMPLES = 2,
+    NVML_ENC_UTILIZATION_SAMPLES = 3,
+    NVML_DEC_UTILIZATION_SAMPLES = 4,
+    NVML_PROCESSOR_CLK_SAMPLES = 5,
+    NVML_MEMORY_CLK_SAMPLES = 6
+};
+enum {
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+    NVML_VALUE_TYPE_SIGNED_INT = 5,
+    NVML_VALUE_TYPE_UNSIGNED_SHORT = 6
+};
+typedef int nvmlTemperatureSensors_t;
+typedef int nvmlClockType_t;
+typedef int nvmlPcieUtilCounter_t;
+typedef int nvmlPstates_t;
+typedef int nvmlEnableState_t;
+typedef int nvmlMemoryErrorType_t;
+typedef int nvmlEccCounterType_t;
+typedef int nvmlSamplingType_t;
+typedef int nvmlValueType_t;
+
+/* Clock event ("throttle") reason bits (facts §14). */
+#define NVML_CLOCKS_EVENT_GPU_IDLE 0x001ull
+#define NVML_CLOCKS_EVENT_APP_CLOCKS 0x002ull
+#define NVML_CLOCKS_EVENT_SW_POWER_CAP 0x004ull
+#define NVML_CLOCKS_THROTTLE_HW_SLOWDOWN 0x008ull
+#define NVML_CLOCKS_EVENT_SYNC_BOOST 0x010ull
+#define NVML_CLOCKS_EVENT_SW_THERMAL 0x020ull
+#define NVML_CLOCKS_THROTTLE_HW_THERMAL 0x040ull
+#define NVML_CLOCKS_THROTTLE_HW_POWER_BRAKE 0x080ull
+#define NVML_CLOCKS_EVENT_DISPLAY_CLOCK 0x100ull
+#define NVML_CLOCKS_EVENT_ALL 0x1FFull
+
+/* Event types (facts §21). */
+#define nvmlEventTypeSingleBitEccError 0x1ull
+#define nvmlEventTypeDoubleBitEccError 0x2ull
+#define nvmlEventTypePState 0x4ull
+#define nvmlEventTypeXidCriticalError 0x8ull
+
+/* ---- structs (facts §7-§21), LP64 ---- */
+
+typedef struct {                      /* written by nvmlDeviceGetPciInfo_v3: 68 bytes */
+    char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfo_t;
+
+typedef struct {                      /* written by plain and _v2 GetPciInfo: 52 bytes */
+    char busId[16];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    unsigned int reserved0, reserved1, reserved2, reserved3;
+} nvmlPciInfo_legacy_t;
+
+typedef struct { unsigned int gpu; unsigned int memory; } nvmlUtilization_t;
+
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+
+typedef struct {
+    unsigned int version;
+    unsigned long long total;
+    unsigned long long reserved;
+    unsigned long long free;
+    unsigned long long used;
+} nvmlMemory_v2_t;
+
+typedef struct {
+    unsigned int version;
+    nvmlTemperatureSensors_t sensorType;
+    int temperature;
+} nvmlTemperature_v1_t;
+
+typedef struct {                      /* plain Get*RunningProcesses: 16 bytes */
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+
+typedef struct {                      /* _v2, and _v3 outside 535.43-535.86: 24 bytes */
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t;
+
+typedef struct {                      /* _v3 on 535.43-535.86, and detail entries: 32 bytes */
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+    unsigned long long usedGpuCcProtectedMemory;
+} nvmlProcessDetail_v1_t;
+
+typedef struct {
+    unsigned int version;
+    unsigned int mode;
+    unsigned int numProcArrayEntries;
+    nvmlProcessDetail_v1_t *procArray;
+} nvmlProcessDetailList_v1_t;
+
+typedef union {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    long long sllVal;
+    unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct {
+    unsigned long long timeStamp;
+    nvmlValue_t sampleValue;
+} nvmlSample_t;
+
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+
+typedef struct {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+} nvmlFieldValue_t;
+
+typedef struct {                      /* nvmlEventSetWait_v2: 32 bytes */
+    nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlEventData_t;
+
+typedef struct {                      /* legacy nvmlEventSetWait: 24 bytes */
+    nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData;
+} nvmlEventData_legacy_t;
+
+/* ---- size and offset checks against the facts sheet ---- */
+#define NVML_ABI_CHECK(type, field, off) \
+    _Static_assert(offsetof(type, field) == (off), #type "." #field " offset")
+_Static_assert(sizeof(nvmlReturn_t) == 4, "nvmlReturn_t is 4 bytes");
+_Static_assert(sizeof(nvmlDevice_t) == 8, "handles are 8-byte pointers");
+_Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
+NVML_ABI_CHECK(nvmlPciInfo_t, busIdLegacy, 0);
+NVML_ABI_CHECK(nvmlPciInfo_t, domain, 16);
+NVML_ABI_CHECK(nvmlPciInfo_t, bus, 20);
+NVML_ABI_CHECK(nvmlPciInfo_t, device, 24);
+NVML_ABI_CHECK(nvmlPciInfo_t, pciDeviceId, 28);
+NVML_ABI_CHECK(nvmlPciInfo_t, pciSubSystemId, 32);
+NVML_ABI_CHECK(nvmlPciInfo_t, busId, 36);
+_Static_assert(sizeof(nvmlPciInfo_legacy_t) == 52, "legacy nvmlPciInfo_t");
+NVML_ABI_CHECK(nvmlPciInfo_legacy_t, domain, 16);
+NVML_ABI_CHECK(nvmlPciInfo_legacy_t, pciSubSystemId, 32);
+NVML_ABI_CHECK(nvmlPciInfo_legacy_t, reserved0, 36);
+NVML_ABI_CHECK(nvmlPciInfo_legacy_t, reserved3, 48);
+_Static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t");
+NVML_ABI_CHECK(nvmlUtilization_t, memory, 4);
+_Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
+NVML_ABI_CHECK(nvmlMemory_t, free, 8);
+NVML_ABI_CHECK(nvmlMemory_t, used, 16);
+_Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t");
+_Static_assert(NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2) == nvmlMemory_v2, "memory v2 word");
+NVML_ABI_CHECK(nvmlMemory_v2_t, total, 8);
+NVML_ABI_CHECK(nvmlMemory_v2_t, reserved, 16);
+NVML_ABI_CHECK(nvmlMemory_v2_t, free, 24);
+NVML_ABI_CHECK(nvmlMemory_v2_t, used, 32);
+_Static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t");
+_Static_assert(NVML_STRUCT_VERSION(nvmlTemperature_v1_t, 1) == nvmlTemperature_v1, "temp word");
+NVML_ABI_CHECK(nvmlTemperature_v1_t, sensorType, 4);
+NVML_ABI_CHECK(nvmlTemperature_v1_t, temperature, 8);
+_Static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t");
+NVML_ABI_CHECK(nvmlProcessInfo_v1_t, usedGpuMemory, 8);
+_Static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t");
+NVML_ABI_CHECK(nvmlProcessInfo_v2_t, usedGpuMemory, 8);
+NVML_ABI_CHECK(nvmlProcessInfo_v2_t, gpuInstanceId, 16);
+NVML_ABI_CHECK(nvmlProcessInfo_v2_t, computeInstanceId, 20);
+_Static_assert(sizeof(nvmlProcessDetail_v1_t) == 32, "nvmlProcessDetail_v1_t");
+NVML_ABI_CHECK(nvmlProcessDetail_v1_t, usedGpuCcProtectedMemory, 24);
+_Static_assert(sizeof(nvmlProcessDetailList_v1_t) == 24, "nvmlProcessDetailList_v1_t");
+_Static_assert(NVML_STRUCT_VERSION(nvmlProcessDetailList_v1_t, 1) == nvmlProcessDetailList_v1,
+               "detail list word");
+NVML_ABI_CHECK(nvmlProcessDetailList_v1_t, mode, 4);
+NVML_ABI_CHECK(nvmlProcessDetailList_v1_t, numProcArrayEntries, 8);
+NVML_ABI_CHECK(nvmlProcessDetailList_v1_t, procArray, 16);
+_Static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t");
+_Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t");
+NVML_ABI_CHECK(nvmlSample_t, sampleValue, 8);
+_Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "process utilization sample");
+NVML_ABI_CHECK(nvmlProcessUtilizationSample_t, timeStamp, 8);
+NVML_ABI_CHECK(nvmlProcessUtilizationSample_t, smUtil, 16);
+NVML_ABI_CHECK(nvmlProcessUtilizationSample_t, decUtil, 28);
+_Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
+NVML_ABI_CHECK(nvmlFieldValue_t, timestamp, 8);
+NVML_ABI_CHECK(nvmlFieldValue_t, latencyUsec, 16);
+NVML_ABI_CHECK(nvmlFieldValue_t, valueType, 24);
+NVML_ABI_CHECK(nvmlFieldValue_t, nvmlReturn, 28);
+NVML_ABI_CHECK(nvmlFieldValue_t, value, 32);
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t");
+NVML_ABI_CHECK(nvmlEventData_t, eventType, 8);
+NVML_ABI_CHECK(nvmlEventData_t, eventData, 16);
+NVML_ABI_CHECK(nvmlEventData_t, gpuInstanceId, 24);
+NVML_ABI_CHECK(nvmlEventData_t, computeInstanceId, 28);
+_Static_assert(sizeof(nvmlEventData_legacy_t) == 24, "legacy nvmlEventData_t");
+
+/*
+ * Every NVML entry point gpumon knows, as X(name, parameter list). Names are
+ * the exported symbols, versioned ones spelled out (a dlopen client never
+ * relies on nvml.h's plain-name mapping). nvmlErrorString is declared apart
+ * because it returns a string.
+ */
+#define NVML_DEV nvmlDevice_t device
+#define NVML_FUNCTIONS(X) \
+    X(nvmlInit, (void)) \
+    X(nvmlInit_v2, (void)) \
+    X(nvmlInitWithFlags, (unsigned int flags)) \
+    X(nvmlShutdown, (void)) \
+    X(nvmlSystemGetDriverVersion, (char *version, unsigned int length)) \
+    X(nvmlSystemGetNVMLVersion, (char *version, unsigned int length)) \
+    X(nvmlSystemGetCudaDriverVersion, (int *cudaDriverVersion)) \
+    X(nvmlSystemGetCudaDriverVersion_v2, (int *cudaDriverVersion)) \
+    X(nvmlSystemGetProcessName, (unsigned int pid, char *name, unsigned int length)) \
+    X(nvmlDeviceGetCount, (unsigned int *deviceCount)) \
+    X(nvmlDeviceGetCount_v2, (unsigned int *deviceCount)) \
+    X(nvmlDeviceGetHandleByIndex, (unsigned int index, nvmlDevice_t *device)) \
+    X(nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t *device)) \
+    X(nvmlDeviceGetHandleByUUID, (const char *uuid, nvmlDevice_t *device)) \
+    X(nvmlDeviceGetHandleByPciBusId, (const char *pciBusId, nvmlDevice_t *device)) \
+    X(nvmlDeviceGetHandleByPciBusId_v2, (const char *pciBusId, nvmlDevice_t *device)) \
+    X(nvmlDeviceGetIndex, (NVML_DEV, unsigned int *index)) \
+    X(nvmlDeviceGetName, (NVML_DEV, char *name, unsigned int length)) \
+    X(nvmlDeviceGetUUID, (NVML_DEV, char *uuid, unsigned int length)) \
+    X(nvmlDeviceGetSerial, (NVML_DEV, char *serial, unsigned int length)) \
+    X(nvmlDeviceGetPciInfo, (NVML_DEV, nvmlPciInfo_legacy_t *pci)) \
+    X(nvmlDeviceGetPciInfo_v2, (NVML_DEV, nvmlPciInfo_legacy_t *pci)) \
+    X(nvmlDeviceGetPciInfo_v3, (NVML_DEV, nvmlPciInfo_t *pci)) \
+    X(nvmlDeviceGetUtilizationRates, (NVML_DEV, nvmlUtilization_t *utilization)) \
+    X(nvmlDeviceGetSamples, (NVML_DEV, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, \
+                             nvmlValueType_t *sampleValType, unsigned int *sampleCount, \
+                             nvmlSample_t *samples)) \
+    X(nvmlDeviceGetProcessUtilization, (NVML_DEV, nvmlProcessUtilizationSample_t *utilization, \
+                                        unsigned int *processSamplesCount, \
+                                        unsigned long long lastSeenTimeStamp)) \
+    X(nvmlDeviceGetMemoryInfo, (NVML_DEV, nvmlMemory_t *memory)) \
+    X(nvmlDeviceGetMemoryInfo_v2, (NVML_DEV, nvmlMemory_v2_t *memory)) \
+    X(nvmlDeviceGetTemperature, (NVML_DEV, nvmlTemperatureSensors_t sensorType, unsigned int *temp)) \
+    X(nvmlDeviceGetTemperatureV, (NVML_DEV, nvmlTemperature_v1_t *temperature)) \
+    X(nvmlDeviceGetFanSpeed, (NVML_DEV, unsigned int *speed)) \
+    X(nvmlDeviceGetFanSpeed_v2, (NVML_DEV, unsigned int fan, unsigned int *speed)) \
+    X(nvmlDeviceGetNumFans, (NVML_DEV, unsigned int *numFans)) \
+    X(nvmlDeviceGetPowerUsage, (NVML_DEV, unsigned int *power)) \
+    X(nvmlDeviceGetPowerManagementLimit, (NVML_DEV, unsigned int *limit)) \
+    X(nvmlDeviceGetEnforcedPowerLimit, (NVML_DEV, unsigned int *limit)) \
+    X(nvmlDeviceGetTotalEnergyConsumption, (NVML_DEV, unsigned long long *energy)) \
+    X(nvmlDeviceGetClockInfo, (NVML_DEV, nvmlClockType_t type, unsigned int *clock)) \
+    X(nvmlDeviceGetMaxClockInfo, (NVML_DEV, nvmlClockType_t type, unsigned int *clock)) \
+    X(nvmlDeviceGetCurrentClocksEventReasons, (NVML_DEV, unsigned long long *reasons)) \
+    X(nvmlDeviceGetCurrentClocksThrottleReasons, (NVML_DEV, unsigned long long *reasons)) \
+    X(nvmlDeviceGetSupportedClocksEventReasons, (NVML_DEV, unsigned long long *reasons)) \
+    X(nvmlDeviceGetSupportedClocksThrottleReasons, (NVML_DEV, unsigned long long *reasons)) \
+    X(nvmlDeviceGetPerformanceState, (NVML_DEV, nvmlPstates_t *pState)) \
+    X(nvmlDeviceGetPcieThroughput, (NVML_DEV, nvmlPcieUtilCounter_t counter, unsigned int *value)) \
+    X(nvmlDeviceGetCurrPcieLinkGeneration, (NVML_DEV, unsigned int *currLinkGen)) \
+    X(nvmlDeviceGetCurrPcieLinkWidth, (NVML_DEV, unsigned int *currLinkWidth)) \
+    X(nvmlDeviceGetMaxPcieLinkGeneration, (NVML_DEV, unsigned int *maxLinkGen)) \
+    X(nvmlDeviceGetMaxPcieLinkWidth, (NVML_DEV, unsigned int *maxLinkWidth)) \
+    X(nvmlDeviceGetEncoderUtilization, (NVML_DEV, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+    X(nvmlDeviceGetDecoderUtilization, (NVML_DEV, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+    X(nvmlDeviceGetEccMode, (NVML_DEV, nvmlEnableState_t *current, nvmlEnableState_t *pending)) \
+    X(nvmlDeviceGetTotalEccErrors, (NVML_DEV, nvmlMemoryErrorType_t errorType, \
+                                    nvmlEccCounterType_t counterType, unsigned long long *eccCounts)) \
+    X(nvmlDeviceGetRetiredPagesPendingStatus, (NVML_DEV, nvmlEnableState_t *isPending)) \
+    X(nvmlDeviceGetRemappedRows, (NVML_DEV, unsigned int *corrRows, unsigned int *uncRows, \
+                                  unsigned int *isPending, unsigned int *failureOccurred)) \
+    X(nvmlDeviceGetComputeRunningProcesses, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+    X(nvmlDeviceGetComputeRunningProcesses_v2, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v2_t *infos)) \
+    X(nvmlDeviceGetComputeRunningProcesses_v3, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v2_t *infos)) \
+    X(nvmlDeviceGetGraphicsRunningProcesses, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v2, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v2_t *infos)) \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v3, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v2_t *infos)) \
+    X(nvmlDeviceGetRunningProcessDetailList, (NVML_DEV, nvmlProcessDetailList_v1_t *plist)) \
+    X(nvmlDeviceGetConfComputeMemSizeInfo, (NVML_DEV, void *memInfo)) \
+    X(nvmlEventSetCreate, (nvmlEventSet_t *set)) \
+    X(nvmlDeviceGetSupportedEventTypes, (NVML_DEV, unsigned long long *eventTypes)) \
+    X(nvmlDeviceRegisterEvents, (NVML_DEV, unsigned long long eventTypes, nvmlEventSet_t set)) \
+    X(nvmlEventSetWait, (nvmlEventSet_t set, nvmlEventData_legacy_t *data, unsigned int timeoutms)) \
+    X(nvmlEventSetWait_v2, (nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)) \
+    X(nvmlEventSetFree, (nvmlEventSet_t set))
+
+typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
+
+#endif

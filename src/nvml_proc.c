@@ -1,0 +1,121 @@
+/*
+ * nvml_proc.c: running-process lists, the NVML call family with the most
+ * history. Variants are tried newest first, each with its own entry size:
+ * the detail list (32-byte entries, versioned struct), then _v3 (24 bytes,
+ * or 32 on drivers 535.43-535.86 where NVIDIA changed it without a version
+ * bump), then _v2 (24), then the plain symbol (16). Every variant follows
+ * the sizing protocol: ask with count 0, get INSUFFICIENT_SIZE and the
+ * needed count, allocate with headroom (2n+5, the list changes between
+ * calls) and ask again, repeating while the list keeps growing.
+ */
+#include "nvml.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+typedef nvmlReturn_t (*nvml_proc_fn)(nvmlDevice_t, unsigned int *, void *);
+
+enum { NVML_PROC_TRIES = 5 };
+
+static void nvml_proc_add(struct nvml_process *out, unsigned max, unsigned *n, unsigned pid,
+                          unsigned long long mem)
+{
+    for (unsigned i = 0; i < *n; i++)
+        if (out[i].pid == pid)
+            return;
+    if (*n < max)
+        out[(*n)++] = (struct nvml_process){pid, mem};
+}
+
+/* Entries are read through memcpy at their offsets: pid @0, memory @8. */
+static void nvml_proc_take(const unsigned char *buf, unsigned count, size_t stride, struct nvml_process *out,
+                           unsigned max, unsigned *n)
+{
+    for (unsigned i = 0; i < count; i++) {
+        unsigned int pid;
+        unsigned long long mem;
+        memcpy(&pid, buf + i * stride, sizeof pid);
+        memcpy(&mem, buf + i * stride + 8, sizeof mem);
+        nvml_proc_add(out, max, n, pid, mem);
+    }
+}
+
+static nvmlReturn_t nvml_proc_list(nvml_proc_fn fn, size_t stride, nvmlDevice_t dev, struct nvml_process *out,
+                                   unsigned max, unsigned *n)
+{
+    unsigned int count = 0;
+    nvmlReturn_t r = fn(dev, &count, NULL);
+    if (r == NVML_SUCCESS)
+        return NVML_SUCCESS;
+    for (int t = 0; t < NVML_PROC_TRIES && r == NVML_ERROR_INSUFFICIENT_SIZE; t++) {
+        unsigned int cap = count * 2 + 5;
+        unsigned char *buf = xcalloc(cap, stride);
+        count = cap;
+        r = fn(dev, &count, buf);
+        if (r == NVML_SUCCESS)
+            nvml_proc_take(buf, count < cap ? count : cap, stride, out, max, n);
+        free(buf);
+    }
+    return r;
+}
+
+static nvmlReturn_t nvml_proc_detail(nvmlDevice_t dev, unsigned mode, struct nvml_process *out, unsigned max,
+                                     unsigned *n)
+{
+    nvmlProcessDetailList_v1_t list = {nvmlProcessDetailList_v1, mode, 0, NULL};
+    nvmlReturn_t r = nvml.nvmlDeviceGetRunningProcessDetailList(dev, &list);
+    if (r == NVML_SUCCESS)
+        return NVML_SUCCESS;
+    for (int t = 0; t < NVML_PROC_TRIES && r == NVML_ERROR_INSUFFICIENT_SIZE; t++) {
+        unsigned int cap = list.numProcArrayEntries * 2 + 5;
+        list.procArray = xcalloc(cap, sizeof *list.procArray);
+        list.numProcArrayEntries = cap;
+        r = nvml.nvmlDeviceGetRunningProcessDetailList(dev, &list);
+        if (r == NVML_SUCCESS)
+            nvml_proc_take((const unsigned char *)list.procArray,
+                           list.numProcArrayEntries < cap ? list.numProcArrayEntries : cap,
+                           sizeof *list.procArray, out, max, n);
+        free(list.procArray);
+        list.procArray = NULL;
+    }
+    return r;
+}
+
+static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, struct nvml_process *out, unsigned max,
+                                   unsigned *n)
+{
+    if (nvml.nvmlDeviceGetRunningProcessDetailList) {
+        nvmlReturn_t r = nvml_proc_detail(dev, graphics ? NVML_PROCESS_MODE_GRAPHICS : NVML_PROCESS_MODE_COMPUTE,
+                                          out, max, n);
+        if (!nvml_is_unsupported(r) && r != NVML_ERROR_INVALID_ARGUMENT)
+            return r;
+    }
+    struct { void *fn; size_t stride; } variants[] = {
+        {graphics ? (void *)nvml.nvmlDeviceGetGraphicsRunningProcesses_v3
+                  : (void *)nvml.nvmlDeviceGetComputeRunningProcesses_v3, (size_t)nvml.process_stride},
+        {graphics ? (void *)nvml.nvmlDeviceGetGraphicsRunningProcesses_v2
+                  : (void *)nvml.nvmlDeviceGetComputeRunningProcesses_v2, sizeof(nvmlProcessInfo_v2_t)},
+        {graphics ? (void *)nvml.nvmlDeviceGetGraphicsRunningProcesses
+                  : (void *)nvml.nvmlDeviceGetComputeRunningProcesses, sizeof(nvmlProcessInfo_v1_t)},
+    };
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        if (!variants[i].fn)
+            continue;
+        nvml_proc_fn fn;
+        *(void **)&fn = variants[i].fn;
+        return nvml_proc_list(fn, variants[i].stride, dev, out, max, n);
+    }
+    return NVML_ERROR_FUNCTION_NOT_FOUND;
+}
+
+nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process *out, unsigned max, unsigned *n)
+{
+    *n = 0;
+    nvmlReturn_t rc = nvml_proc_mode(dev, 0, out, max, n);
+    nvmlReturn_t rg = nvml_proc_mode(dev, 1, out, max, n);
+    if (rc == NVML_SUCCESS || rg == NVML_SUCCESS)
+        return NVML_SUCCESS;
+    return rc;
+}

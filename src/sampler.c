@@ -1,0 +1,269 @@
+/*
+ * sampler.c: GPU enumeration and selection, cadences, and the slow-reader
+ * thread. Fast metrics are read on the caller's thread at every sample;
+ * once-only metrics are read at open and copied; slow metrics are read by
+ * a thread of their own and the latest reading is copied, so one 20 ms PCIe
+ * call per GPU never delays a 10 ms sampling interval. A GPU that reports
+ * GPU_IS_LOST is marked lost: its identity stays, every other value reads
+ * "lost", and the other GPUs go on being sampled.
+ */
+#include "sampler.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "sampler_int.h"
+#include "util.h"
+
+struct sampler {
+    unsigned ndev;
+    unsigned ngpus;
+    struct sampler_gpu *gpus;
+    struct record_gpu *rgpus;
+    bool want[METRIC_COUNT];
+    bool want_slow, want_host, processes;
+    struct host_sample host;
+    uint64_t tick;
+    char hostname[256];
+    pthread_t slow_thread;
+    bool slow_running;
+    bool stop;
+    pthread_mutex_t stop_mu;
+    pthread_cond_t stop_cv;
+    double slow_ms;
+};
+
+static void sampler_read_slow(struct sampler *s, struct sampler_gpu *g)
+{
+    struct read_ctx c = {g, &s->host, 0};
+    for (int id = 0; id < METRIC_COUNT; id++) {
+        if (!s->want[id] || metric_table[id].cadence != MC_SLOW || atomic_load(&g->lost) || !g->h)
+            continue;
+        struct value v = {0};
+        metric_table[id].read(&c, &v);
+        pthread_mutex_lock(&g->slow_mu);
+        g->slow_v[id] = v;
+        pthread_mutex_unlock(&g->slow_mu);
+    }
+}
+
+static void *sampler_slow_main(void *arg)
+{
+    struct sampler *s = arg;
+    pthread_mutex_lock(&s->stop_mu);
+    while (!s->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        long long ns = (long long)(s->slow_ms * 1e6);
+        until.tv_sec += ns / 1000000000LL;
+        until.tv_nsec += ns % 1000000000LL;
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+        while (!s->stop && pthread_cond_timedwait(&s->stop_cv, &s->stop_mu, &until) == 0)
+            ;
+        if (s->stop)
+            break;
+        pthread_mutex_unlock(&s->stop_mu);
+        for (unsigned i = 0; i < s->ngpus; i++)
+            sampler_read_slow(s, &s->gpus[i]);
+        pthread_mutex_lock(&s->stop_mu);
+    }
+    pthread_mutex_unlock(&s->stop_mu);
+    return NULL;
+}
+
+/* Does token name GPU g? Index, UUID (case-insensitive) or PCI bus id in
+ * either domain width. */
+static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
+{
+    unsigned long long idx;
+    if (util_parse_uint(tok, 1u << 20, &idx) == 0)
+        return idx == g->index;
+    if (g->uuid_rc == NVML_SUCCESS && !strcasecmp(tok, g->uuid))
+        return true;
+    if (g->pci_rc == NVML_SUCCESS) {
+        const char *a = strchr(g->pci, ':'), *b = strchr(tok, ':');
+        return !strcasecmp(tok, g->pci) || (a && b && !strcasecmp(a, b) && strtoul(tok, NULL, 16) ==
+                                                                              strtoul(g->pci, NULL, 16));
+    }
+    return false;
+}
+
+static int sampler_select(struct sampler *s, struct sampler_gpu *all, const char *list, char *err, size_t errlen)
+{
+    bool *take = xcalloc(s->ndev ? s->ndev : 1, sizeof *take);
+    char *copy = xstrdup(list), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*tok))
+            tok++;
+        for (size_t n = strlen(tok); n && isspace((unsigned char)tok[n - 1]); n--)
+            tok[n - 1] = '\0';
+        bool found = false;
+        for (unsigned i = 0; i < s->ndev; i++)
+            if (sampler_matches(&all[i], tok))
+                take[i] = found = true;
+        if (!found) {
+            snprintf(err, errlen, "--gpus: no GPU matches \"%s\" (this node has %u GPU%s, indices 0-%u; give "
+                     "indices, UUIDs or PCI bus ids)", tok, s->ndev, s->ndev == 1 ? "" : "s",
+                     s->ndev ? s->ndev - 1 : 0);
+            rc = -1;
+            break;
+        }
+    }
+    free(copy);
+    for (unsigned i = 0; rc == 0 && i < s->ndev; i++)
+        if (take[i])
+            s->gpus[s->ngpus++] = all[i];
+    free(take);
+    return rc;
+}
+
+int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, size_t errlen)
+{
+    struct sampler *s = xcalloc(1, sizeof *s);
+    pthread_mutex_init(&s->stop_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->stop_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    s->slow_ms = o->slow_interval_ms > 0 ? o->slow_interval_ms : 1000;
+    s->processes = o->processes;
+    for (int i = 0; i < (o->ids ? o->nids : METRIC_COUNT); i++)
+        s->want[o->ids ? o->ids[i] : (enum metric_id)i] = true;
+    for (int id = 0; id < METRIC_COUNT; id++) {
+        s->want_slow |= s->want[id] && metric_table[id].cadence == MC_SLOW;
+        s->want_host |= s->want[id] && metric_table[id].scope == MS_HOST;
+    }
+    if (gethostname(s->hostname, sizeof s->hostname) != 0)
+        snprintf(s->hostname, sizeof s->hostname, "localhost");
+    s->hostname[sizeof s->hostname - 1] = '\0';
+    host_init(&s->host);
+
+    if (nvml.get_count(&s->ndev) != NVML_SUCCESS)
+        s->ndev = 0;
+    struct sampler_gpu *all = xcalloc(s->ndev ? s->ndev : 1, sizeof *all);
+    for (unsigned i = 0; i < s->ndev; i++) {
+        struct sampler_gpu *g = &all[i];
+        g->index = i;
+        g->handle_rc = nvml.get_handle(i, &g->h);
+        if (g->handle_rc != NVML_SUCCESS) {
+            g->h = NULL;
+            g->name_rc = g->uuid_rc = g->serial_rc = g->pci_rc = g->handle_rc;
+            atomic_store(&g->lost, nvml_is_lost(g->handle_rc));
+            atomic_store(&g->lost_code, g->handle_rc);
+            continue;
+        }
+        sampler_read_identity(g);
+    }
+    s->gpus = xcalloc(s->ndev ? s->ndev : 1, sizeof *s->gpus);
+    if (o->gpus && sampler_select(s, all, o->gpus, err, errlen) != 0) {
+        free(all);
+        sampler_close(s);
+        return -1;
+    }
+    if (!o->gpus) {
+        memcpy(s->gpus, all, s->ndev * sizeof *all);
+        s->ngpus = s->ndev;
+    }
+    free(all);
+    s->rgpus = xcalloc(s->ngpus ? s->ngpus : 1, sizeof *s->rgpus);
+    for (unsigned i = 0; i < s->ngpus; i++) {
+        struct sampler_gpu *g = &s->gpus[i];
+        pthread_mutex_init(&g->slow_mu, NULL);
+        if (!g->h)
+            continue;
+        struct read_ctx c = {g, &s->host, 0};
+        for (int id = 0; id < METRIC_COUNT; id++)
+            if (s->want[id] && metric_table[id].cadence == MC_STATIC)
+                metric_table[id].read(&c, &g->static_v[id]);
+        sampler_prime_samples(g);
+        if (s->want_slow)
+            sampler_read_slow(s, g);
+    }
+    if (s->want_slow && s->ngpus > 0 && pthread_create(&s->slow_thread, NULL, sampler_slow_main, s) == 0)
+        s->slow_running = true;
+    *out = s;
+    return 0;
+}
+
+unsigned sampler_device_count(const struct sampler *s)
+{
+    return s->ndev;
+}
+
+static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct record_gpu *rg)
+{
+    struct read_ctx c = {g, &s->host, s->tick};
+    rg->index = g->index;
+    for (int id = 0; id < METRIC_COUNT; id++) {
+        const struct metric *m = &metric_table[id];
+        struct value *v = &rg->v[id];
+        if (!s->want[id] || m->scope != MS_GPU)
+            continue;
+        if (m->cadence == MC_STATIC && (g->h || id == M_INDEX)) {
+            *v = id == M_INDEX ? (struct value){.state = VS_OK, .u.i = g->index} : g->static_v[id];
+        } else if (id == M_STATE || id == M_INDEX) {
+            m->read(&c, v);
+        } else if (!g->h || atomic_load(&g->lost)) {
+            int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;
+            *v = (struct value){.state = nvml_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
+        } else if (m->cadence == MC_SLOW) {
+            pthread_mutex_lock(&g->slow_mu);
+            *v = g->slow_v[id];
+            pthread_mutex_unlock(&g->slow_mu);
+        } else {
+            m->read(&c, v);
+        }
+    }
+    if (s->want[M_STATE])
+        metric_table[M_STATE].read(&c, &rg->v[M_STATE]);   /* a reader above may have found it lost */
+    rg->nprocs = 0;
+    if (s->processes && g->h && !atomic_load(&g->lost))
+        sampler_read_processes(&c, rg);
+}
+
+void sampler_sample(struct sampler *s, struct record *rec)
+{
+    s->tick++;
+    clock_gettime(CLOCK_REALTIME, &rec->time);
+    rec->hostname = s->hostname;
+    if (s->want_host) {
+        host_read(&s->host);
+        struct read_ctx c = {NULL, &s->host, s->tick};
+        for (int id = 0; id < METRIC_COUNT; id++)
+            if (s->want[id] && metric_table[id].scope == MS_HOST)
+                metric_table[id].read(&c, &rec->host[id]);
+    }
+    for (unsigned i = 0; i < s->ngpus; i++)
+        sampler_fill_gpu(s, &s->gpus[i], &s->rgpus[i]);
+    rec->ngpus = s->ngpus;
+    rec->gpus = s->rgpus;
+}
+
+void sampler_close(struct sampler *s)
+{
+    if (!s)
+        return;
+    if (s->slow_running) {
+        pthread_mutex_lock(&s->stop_mu);
+        s->stop = true;
+        pthread_cond_signal(&s->stop_cv);
+        pthread_mutex_unlock(&s->stop_mu);
+        pthread_join(s->slow_thread, NULL);
+    }
+    for (unsigned i = 0; i < s->ngpus; i++) {
+        sampler_gpu_free(&s->gpus[i]);
+        pthread_mutex_destroy(&s->gpus[i].slow_mu);
+    }
+    pthread_mutex_destroy(&s->stop_mu);
+    pthread_cond_destroy(&s->stop_cv);
+    free(s->gpus);
+    free(s->rgpus);
+    free(s);
+}

@@ -1,0 +1,37 @@
+/*
+ * sampler.h: turns NVML and /proc into records.
+ *
+ * sampler_open() enumerates the GPUs (all, or a --gpus selection by index,
+ * UUID or PCI bus id), reads the once-only metrics (identity, maxima),
+ * primes the interval-based readers (driver utilization samples, host CPU)
+ * and starts a slow-reader thread for metrics whose NVML call is slow (PCIe
+ * throughput, ~20 ms per call), so they never hold back fast sampling.
+ * sampler_sample() fills one record: fast metrics are read now, slow ones
+ * are copied from the thread's latest reading. Call after nvml_open().
+ */
+#ifndef GPUMON_SAMPLER_H
+#define GPUMON_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "metrics.h"
+
+struct sampler_opts {
+    const enum metric_id *ids;  /* metrics to read; NULL means all */
+    int nids;
+    const char *gpus;           /* comma-separated indices, UUIDs or PCI bus ids; NULL means all */
+    double slow_interval_ms;    /* slow-reader period; 0 means 1000 */
+    bool processes;             /* fill per-process lists in records */
+};
+
+struct sampler;
+
+/* Returns 0, or -1 with a message in err (a bad --gpus entry). */
+int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, size_t errlen);
+/* Total GPUs NVML reports (before selection). */
+unsigned sampler_device_count(const struct sampler *s);
+/* Fills rec; rec->gpus points into the sampler and is valid until the next call. */
+void sampler_sample(struct sampler *s, struct record *rec);
+void sampler_close(struct sampler *s);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * sampler_int.h: the sampler's per-GPU state, shared by sampler.c (the
+ * loop, cadences, threads) and sampler_read.c (one reader per metric table
+ * row). Readers memoize each NVML call per tick, so metrics served by the
+ * same call (memory total/used/free/reserved) cost one call per sample.
+ */
+#ifndef GPUMON_SAMPLER_INT_H
+#define GPUMON_SAMPLER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "host.h"
+#include "nvml.h"
+#include "record.h"
+
+struct util_stats {
+    unsigned count;
+    unsigned min, max;
+    double idle_share;
+};
+
+struct sampler_gpu {
+    unsigned index;
+    nvmlDevice_t h;
+    nvmlReturn_t handle_rc;
+    atomic_bool lost;
+    atomic_int lost_code;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+    char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+    char serial[NVML_DEVICE_SERIAL_BUFFER_SIZE + 2];
+    char pci[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+    nvmlReturn_t name_rc, uuid_rc, serial_rc, pci_rc;
+
+    uint64_t util_tick, mem_tick, reasons_tick, samples_tick, proc_tick;
+    nvmlReturn_t util_rc, mem_rc, reasons_rc, samples_rc, proc_rc;
+    nvmlUtilization_t util;
+    unsigned long long mem_total, mem_used, mem_free, mem_reserved;
+    bool mem_v2;
+    unsigned long long reasons;
+    struct util_stats ustats;
+    unsigned long long last_seen_us;
+    nvmlSample_t *sbuf;
+    unsigned scap;
+    struct nvml_process procs[RECORD_MAX_PROCS];
+    unsigned nprocs;
+    struct { unsigned pid; char name[64]; } pname[RECORD_MAX_PROCS];
+
+    struct value static_v[RECORD_MAX_METRICS];  /* once-only metrics, read at open */
+    pthread_mutex_t slow_mu;
+    struct value slow_v[RECORD_MAX_METRICS];    /* latest slow-thread readings */
+};
+
+struct read_ctx {
+    struct sampler_gpu *g;
+    const struct host_sample *host;
+    uint64_t tick;
+};
+
+/* Reads identity strings and primes the utilization sample buffer. */
+void sampler_read_identity(struct sampler_gpu *g);
+void sampler_prime_samples(struct sampler_gpu *g);
+/* Fills the process list of g (memoized per tick) and copies it to rg. */
+void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg);
+void sampler_gpu_free(struct sampler_gpu *g);
+
+#endif

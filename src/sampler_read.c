@@ -1,0 +1,587 @@
+/*
+ * sampler_read.c: one reader per GPU row of the metric table.
+ *
+ * Each reader calls the newest NVML variant the library has, falls back to
+ * older ones, and stores a value with its state: ok, unsupported (missing
+ * symbol, or NVML says 3/6/13/25), error (any other code, kept), or lost
+ * (15/16, which also marks the GPU lost for the sampler). Calls that serve
+ * several metrics are memoized per tick. Readers never print.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "metrics.h"
+#include "sampler_int.h"
+#include "util.h"
+
+#define MISSING NVML_ERROR_FUNCTION_NOT_FOUND
+
+typedef nvmlReturn_t (*u32_getter)(nvmlDevice_t, unsigned int *);
+typedef nvmlReturn_t (*clock_getter)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+
+static void val_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
+{
+    out->code = rc;
+    if (nvml_is_lost(rc)) {
+        atomic_store(&g->lost_code, rc);
+        atomic_store(&g->lost, true);
+        out->state = VS_LOST;
+    } else {
+        out->state = nvml_is_unsupported(rc) ? VS_UNSUPPORTED : VS_ERROR;
+    }
+}
+
+static void val_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v)
+{
+    if (rc != NVML_SUCCESS)
+        return val_fail(g, out, rc);
+    out->state = VS_OK;
+    out->code = 0;
+    out->u.i = v;
+}
+
+static void val_float(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, double v)
+{
+    if (rc != NVML_SUCCESS)
+        return val_fail(g, out, rc);
+    out->state = VS_OK;
+    out->code = 0;
+    out->u.f = v;
+}
+
+static void val_str(struct value *out, nvmlReturn_t rc, const char *s)
+{
+    if (rc != NVML_SUCCESS) {
+        out->code = rc;
+        out->state = nvml_is_unsupported(rc) ? VS_UNSUPPORTED : nvml_is_lost(rc) ? VS_LOST : VS_ERROR;
+        return;
+    }
+    out->state = VS_OK;
+    out->code = 0;
+    out->u.s = s;
+}
+
+static void read_u32(struct sampler_gpu *g, struct value *out, u32_getter fn, double scale, bool is_float)
+{
+    unsigned int v = 0;
+    nvmlReturn_t rc = fn ? fn(g->h, &v) : MISSING;
+    if (is_float)
+        val_float(g, out, rc, v * scale);
+    else
+        val_int(g, out, rc, (long long)(v * scale));
+}
+
+static void read_clock(struct sampler_gpu *g, struct value *out, clock_getter fn, nvmlClockType_t type)
+{
+    unsigned int v = 0;
+    nvmlReturn_t rc = fn ? fn(g->h, type, &v) : MISSING;
+    val_int(g, out, rc, v);
+}
+
+/* ---- identity, read once ---- */
+
+void sampler_read_identity(struct sampler_gpu *g)
+{
+    g->name_rc = nvml.nvmlDeviceGetName ? nvml.nvmlDeviceGetName(g->h, g->name, sizeof g->name) : MISSING;
+    g->uuid_rc = nvml.nvmlDeviceGetUUID ? nvml.nvmlDeviceGetUUID(g->h, g->uuid, sizeof g->uuid) : MISSING;
+    g->serial_rc = nvml.nvmlDeviceGetSerial ? nvml.nvmlDeviceGetSerial(g->h, g->serial, sizeof g->serial) : MISSING;
+    g->pci_rc = MISSING;
+    if (nvml.nvmlDeviceGetPciInfo_v3) {
+        nvmlPciInfo_t p;
+        memset(&p, 0, sizeof p);
+        g->pci_rc = nvml.nvmlDeviceGetPciInfo_v3(g->h, &p);
+        if (g->pci_rc == NVML_SUCCESS)
+            memcpy(g->pci, p.busId, sizeof g->pci);
+    }
+    nvmlReturn_t (*legacy)(nvmlDevice_t, nvmlPciInfo_legacy_t *) =
+        nvml.nvmlDeviceGetPciInfo_v2 ? nvml.nvmlDeviceGetPciInfo_v2 : nvml.nvmlDeviceGetPciInfo;
+    if (g->pci_rc != NVML_SUCCESS && !nvml_is_lost(g->pci_rc) && legacy) {
+        nvmlPciInfo_legacy_t p;
+        memset(&p, 0, sizeof p);
+        g->pci_rc = legacy(g->h, &p);
+        if (g->pci_rc == NVML_SUCCESS)
+            memcpy(g->pci, p.busId, sizeof p.busId);
+    }
+    g->name[sizeof g->name - 1] = g->uuid[sizeof g->uuid - 1] = g->serial[sizeof g->serial - 1] = '\0';
+    g->pci[sizeof g->pci - 1] = '\0';
+}
+
+void read_index(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, NVML_SUCCESS, c->g->index);
+}
+
+void read_name(const struct read_ctx *c, struct value *out)
+{
+    val_str(out, c->g->name_rc, c->g->name);
+}
+
+void read_uuid(const struct read_ctx *c, struct value *out)
+{
+    val_str(out, c->g->uuid_rc, c->g->uuid);
+}
+
+void read_serial(const struct read_ctx *c, struct value *out)
+{
+    val_str(out, c->g->serial_rc, c->g->serial);
+}
+
+void read_pci_bus_id(const struct read_ctx *c, struct value *out)
+{
+    val_str(out, c->g->pci_rc, c->g->pci);
+}
+
+void read_driver_version(const struct read_ctx *c, struct value *out)
+{
+    (void)c;
+    val_str(out, nvml.driver_version[0] ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED, nvml.driver_version);
+}
+
+void read_state(const struct read_ctx *c, struct value *out)
+{
+    val_str(out, NVML_SUCCESS, atomic_load(&c->g->lost) ? "lost" : "ok");
+}
+
+/* ---- utilization ---- */
+
+static nvmlReturn_t fetch_util(const struct read_ctx *c)
+{
+    struct sampler_gpu *g = c->g;
+    if (g->util_tick != c->tick) {
+        g->util_tick = c->tick;
+        g->util_rc = nvml.nvmlDeviceGetUtilizationRates ? nvml.nvmlDeviceGetUtilizationRates(g->h, &g->util)
+                                                        : MISSING;
+    }
+    return g->util_rc;
+}
+
+void read_util_gpu(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, fetch_util(c), c->g->util.gpu);
+}
+
+void read_util_mem(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, fetch_util(c), c->g->util.memory);
+}
+
+static double sample_value(nvmlValueType_t t, nvmlValue_t v)
+{
+    switch (t) {
+    case NVML_VALUE_TYPE_DOUBLE: return v.dVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: return (double)v.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return (double)v.ullVal;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: return (double)v.sllVal;
+    case NVML_VALUE_TYPE_SIGNED_INT: return v.siVal;
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT: return v.usVal;
+    default: return v.uiVal;
+    }
+}
+
+/* Driver samples newer than the last one seen: count, min, max, idle share. */
+static nvmlReturn_t fetch_samples(const struct read_ctx *c)
+{
+    struct sampler_gpu *g = c->g;
+    if (g->samples_tick == c->tick)
+        return g->samples_rc;
+    g->samples_tick = c->tick;
+    memset(&g->ustats, 0, sizeof g->ustats);
+    if (!nvml.nvmlDeviceGetSamples)
+        return g->samples_rc = MISSING;
+    nvmlValueType_t vt = NVML_VALUE_TYPE_UNSIGNED_INT;
+    unsigned int n = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetSamples(g->h, NVML_GPU_UTILIZATION_SAMPLES, g->last_seen_us, &vt, &n, NULL);
+    if (rc == NVML_SUCCESS && n > 0) {
+        if (n > g->scap) {
+            g->sbuf = xrealloc(g->sbuf, (size_t)n * sizeof *g->sbuf);
+            g->scap = n;
+        }
+        rc = nvml.nvmlDeviceGetSamples(g->h, NVML_GPU_UTILIZATION_SAMPLES, g->last_seen_us, &vt, &n, g->sbuf);
+    }
+    if (rc == NVML_ERROR_NOT_FOUND)
+        return g->samples_rc = NVML_SUCCESS;   /* no sample newer than the last seen */
+    if (rc != NVML_SUCCESS)
+        return g->samples_rc = rc;
+    unsigned idle = 0;
+    unsigned long long newest = g->last_seen_us;
+    for (unsigned i = 0; i < n && i < g->scap; i++) {
+        if (g->sbuf[i].timeStamp <= g->last_seen_us)
+            continue;
+        double v = sample_value(vt, g->sbuf[i].sampleValue);
+        if (v < 0 || v > 100)
+            continue;
+        unsigned u = (unsigned)(v + 0.5);
+        g->ustats.min = g->ustats.count ? (u < g->ustats.min ? u : g->ustats.min) : u;
+        g->ustats.max = g->ustats.count ? (u > g->ustats.max ? u : g->ustats.max) : u;
+        idle += u < 5;
+        g->ustats.count++;
+        if (g->sbuf[i].timeStamp > newest)
+            newest = g->sbuf[i].timeStamp;
+    }
+    g->last_seen_us = newest;
+    g->ustats.idle_share = g->ustats.count ? 100.0 * idle / g->ustats.count : 0;
+    return g->samples_rc = NVML_SUCCESS;
+}
+
+void sampler_prime_samples(struct sampler_gpu *g)
+{
+    struct read_ctx c = {g, NULL, UINT64_MAX};
+    g->samples_tick = 0;
+    fetch_samples(&c);
+    g->samples_tick = 0;
+}
+
+static void read_sample_stat(const struct read_ctx *c, struct value *out, int which)
+{
+    nvmlReturn_t rc = fetch_samples(c);
+    const struct util_stats *s = &c->g->ustats;
+    if (rc == NVML_SUCCESS && s->count == 0 && which != 3) {
+        out->state = VS_NONE;   /* no driver sample in this interval */
+        return;
+    }
+    if (which == 0)
+        val_int(c->g, out, rc, s->min);
+    else if (which == 1)
+        val_int(c->g, out, rc, s->max);
+    else if (which == 2)
+        val_float(c->g, out, rc, s->idle_share);
+    else
+        val_int(c->g, out, rc, s->count);
+}
+
+void read_util_min(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 0); }
+void read_util_max(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 1); }
+void read_util_idle(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 2); }
+void read_util_samples(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 3); }
+
+static void read_codec(const struct read_ctx *c, struct value *out,
+                       nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, unsigned int *))
+{
+    unsigned int util = 0, period = 0;
+    val_int(c->g, out, fn ? fn(c->g->h, &util, &period) : MISSING, util);
+}
+
+void read_enc(const struct read_ctx *c, struct value *out)
+{
+    read_codec(c, out, nvml.nvmlDeviceGetEncoderUtilization);
+}
+
+void read_dec(const struct read_ctx *c, struct value *out)
+{
+    read_codec(c, out, nvml.nvmlDeviceGetDecoderUtilization);
+}
+
+/* ---- memory: v2 (reserved split out) first, v1 as fallback ---- */
+
+static nvmlReturn_t fetch_mem(const struct read_ctx *c)
+{
+    struct sampler_gpu *g = c->g;
+    if (g->mem_tick == c->tick)
+        return g->mem_rc;
+    g->mem_tick = c->tick;
+    nvmlReturn_t rc = MISSING;
+    if (nvml.nvmlDeviceGetMemoryInfo_v2) {
+        nvmlMemory_v2_t m;
+        memset(&m, 0, sizeof m);
+        m.version = nvmlMemory_v2;
+        rc = nvml.nvmlDeviceGetMemoryInfo_v2(g->h, &m);
+        if (rc == NVML_SUCCESS) {
+            g->mem_total = m.total, g->mem_used = m.used, g->mem_free = m.free, g->mem_reserved = m.reserved;
+            g->mem_v2 = true;
+            return g->mem_rc = rc;
+        }
+    }
+    if ((rc == MISSING || nvml_is_unsupported(rc)) && nvml.nvmlDeviceGetMemoryInfo) {
+        nvmlMemory_t m;
+        memset(&m, 0, sizeof m);
+        rc = nvml.nvmlDeviceGetMemoryInfo(g->h, &m);
+        g->mem_total = m.total, g->mem_used = m.used, g->mem_free = m.free, g->mem_reserved = 0;
+        g->mem_v2 = false;
+    }
+    return g->mem_rc = rc;
+}
+
+#define MIB(x) ((long long)((x) / 1048576ull))
+
+void read_mem_total(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, fetch_mem(c), MIB(c->g->mem_total));
+}
+
+void read_mem_used(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, fetch_mem(c), MIB(c->g->mem_used));
+}
+
+void read_mem_free(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, fetch_mem(c), MIB(c->g->mem_free));
+}
+
+void read_mem_reserved(const struct read_ctx *c, struct value *out)
+{
+    nvmlReturn_t rc = fetch_mem(c);
+    val_int(c->g, out, rc == NVML_SUCCESS && !c->g->mem_v2 ? NVML_ERROR_NOT_SUPPORTED : rc,
+            MIB(c->g->mem_reserved));
+}
+
+/* ---- thermal, power, clocks ---- */
+
+void read_temp(const struct read_ctx *c, struct value *out)
+{
+    if (nvml.nvmlDeviceGetTemperatureV) {
+        nvmlTemperature_v1_t t = {nvmlTemperature_v1, NVML_TEMPERATURE_GPU, 0};
+        nvmlReturn_t rc = nvml.nvmlDeviceGetTemperatureV(c->g->h, &t);
+        if (rc == NVML_SUCCESS || !nvml_is_unsupported(rc) || !nvml.nvmlDeviceGetTemperature)
+            return val_int(c->g, out, rc, t.temperature);
+    }
+    unsigned int v = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetTemperature ? nvml.nvmlDeviceGetTemperature(c->g->h, NVML_TEMPERATURE_GPU, &v)
+                                                    : MISSING;
+    val_int(c->g, out, rc, v);
+}
+
+void read_fan(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetFanSpeed, 1, false);
+}
+
+void read_power(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetPowerUsage, 0.001, true);
+}
+
+void read_power_limit(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetPowerManagementLimit, 0.001, true);
+}
+
+void read_power_enforced(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetEnforcedPowerLimit, 0.001, true);
+}
+
+void read_energy(const struct read_ctx *c, struct value *out)
+{
+    unsigned long long mj = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetTotalEnergyConsumption
+                          ? nvml.nvmlDeviceGetTotalEnergyConsumption(c->g->h, &mj) : MISSING;
+    val_float(c->g, out, rc, (double)mj / 1000.0);
+}
+
+void read_clock_sm(const struct read_ctx *c, struct value *out)
+{
+    read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_SM);
+}
+
+void read_clock_mem(const struct read_ctx *c, struct value *out)
+{
+    read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_MEM);
+}
+
+void read_clock_gr(const struct read_ctx *c, struct value *out)
+{
+    read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_GRAPHICS);
+}
+
+void read_clock_max_sm(const struct read_ctx *c, struct value *out)
+{
+    read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_SM);
+}
+
+void read_clock_max_mem(const struct read_ctx *c, struct value *out)
+{
+    read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_MEM);
+}
+
+void read_clock_max_gr(const struct read_ctx *c, struct value *out)
+{
+    read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_GRAPHICS);
+}
+
+/* Clock event reasons: the Event call (535+) first, the Throttle call before it. */
+static nvmlReturn_t fetch_reasons(const struct read_ctx *c)
+{
+    struct sampler_gpu *g = c->g;
+    if (g->reasons_tick == c->tick)
+        return g->reasons_rc;
+    g->reasons_tick = c->tick;
+    g->reasons = 0;
+    nvmlReturn_t rc = MISSING;
+    if (nvml.nvmlDeviceGetCurrentClocksEventReasons)
+        rc = nvml.nvmlDeviceGetCurrentClocksEventReasons(g->h, &g->reasons);
+    if ((rc == MISSING || nvml_is_unsupported(rc)) && nvml.nvmlDeviceGetCurrentClocksThrottleReasons)
+        rc = nvml.nvmlDeviceGetCurrentClocksThrottleReasons(g->h, &g->reasons);
+    return g->reasons_rc = rc;
+}
+
+void read_reasons(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, fetch_reasons(c), (long long)c->g->reasons);
+}
+
+static void read_reason_bit(const struct read_ctx *c, struct value *out, unsigned long long bit)
+{
+    val_int(c->g, out, fetch_reasons(c), (c->g->reasons & bit) != 0);
+}
+
+void read_r_idle(const struct read_ctx *c, struct value *o) { read_reason_bit(c, o, NVML_CLOCKS_EVENT_GPU_IDLE); }
+void read_r_app(const struct read_ctx *c, struct value *o) { read_reason_bit(c, o, NVML_CLOCKS_EVENT_APP_CLOCKS); }
+void read_r_sw_power(const struct read_ctx *c, struct value *o)
+{
+    read_reason_bit(c, o, NVML_CLOCKS_EVENT_SW_POWER_CAP);
+}
+void read_r_hw_slow(const struct read_ctx *c, struct value *o)
+{
+    read_reason_bit(c, o, NVML_CLOCKS_THROTTLE_HW_SLOWDOWN);
+}
+void read_r_sync(const struct read_ctx *c, struct value *o) { read_reason_bit(c, o, NVML_CLOCKS_EVENT_SYNC_BOOST); }
+void read_r_sw_thermal(const struct read_ctx *c, struct value *o)
+{
+    read_reason_bit(c, o, NVML_CLOCKS_EVENT_SW_THERMAL);
+}
+void read_r_hw_thermal(const struct read_ctx *c, struct value *o)
+{
+    read_reason_bit(c, o, NVML_CLOCKS_THROTTLE_HW_THERMAL);
+}
+void read_r_hw_brake(const struct read_ctx *c, struct value *o)
+{
+    read_reason_bit(c, o, NVML_CLOCKS_THROTTLE_HW_POWER_BRAKE);
+}
+
+void read_pstate(const struct read_ctx *c, struct value *out)
+{
+    nvmlPstates_t p = NVML_PSTATE_UNKNOWN;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetPerformanceState ? nvml.nvmlDeviceGetPerformanceState(c->g->h, &p) : MISSING;
+    if (rc == NVML_SUCCESS && (p < NVML_PSTATE_0 || p > NVML_PSTATE_15))
+        rc = NVML_ERROR_NOT_SUPPORTED;   /* NVML_PSTATE_UNKNOWN */
+    val_int(c->g, out, rc, p);
+}
+
+/* ---- PCIe ---- */
+
+static void read_pcie_counter(const struct read_ctx *c, struct value *out, nvmlPcieUtilCounter_t counter)
+{
+    unsigned int v = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetPcieThroughput ? nvml.nvmlDeviceGetPcieThroughput(c->g->h, counter, &v)
+                                                       : MISSING;
+    val_int(c->g, out, rc, v);
+}
+
+void read_pcie_tx(const struct read_ctx *c, struct value *out) { read_pcie_counter(c, out, NVML_PCIE_UTIL_TX_BYTES); }
+void read_pcie_rx(const struct read_ctx *c, struct value *out) { read_pcie_counter(c, out, NVML_PCIE_UTIL_RX_BYTES); }
+
+void read_pcie_gen(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetCurrPcieLinkGeneration, 1, false);
+}
+
+void read_pcie_gen_max(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetMaxPcieLinkGeneration, 1, false);
+}
+
+void read_pcie_width(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetCurrPcieLinkWidth, 1, false);
+}
+
+void read_pcie_width_max(const struct read_ctx *c, struct value *out)
+{
+    read_u32(c->g, out, nvml.nvmlDeviceGetMaxPcieLinkWidth, 1, false);
+}
+
+/* ---- reliability ---- */
+
+static void read_ecc(const struct read_ctx *c, struct value *out, nvmlMemoryErrorType_t type)
+{
+    unsigned long long v = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetTotalEccErrors
+                          ? nvml.nvmlDeviceGetTotalEccErrors(c->g->h, type, NVML_VOLATILE_ECC, &v) : MISSING;
+    val_int(c->g, out, rc, (long long)v);
+}
+
+void read_ecc_corr(const struct read_ctx *c, struct value *out) { read_ecc(c, out, NVML_MEMORY_ERROR_TYPE_CORRECTED); }
+void read_ecc_uncorr(const struct read_ctx *c, struct value *out)
+{
+    read_ecc(c, out, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+}
+
+void read_retired_pending(const struct read_ctx *c, struct value *out)
+{
+    nvmlEnableState_t s = NVML_FEATURE_DISABLED;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetRetiredPagesPendingStatus
+                          ? nvml.nvmlDeviceGetRetiredPagesPendingStatus(c->g->h, &s) : MISSING;
+    val_int(c->g, out, rc, s == NVML_FEATURE_ENABLED);
+}
+
+void read_remap_pending(const struct read_ctx *c, struct value *out)
+{
+    unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetRemappedRows
+                          ? nvml.nvmlDeviceGetRemappedRows(c->g->h, &corr, &unc, &pending, &failed) : MISSING;
+    val_int(c->g, out, rc, pending != 0);
+}
+
+/* ---- processes ---- */
+
+static nvmlReturn_t fetch_procs(const struct read_ctx *c)
+{
+    struct sampler_gpu *g = c->g;
+    if (g->proc_tick != c->tick) {
+        g->proc_tick = c->tick;
+        g->proc_rc = nvml_processes(g->h, g->procs, RECORD_MAX_PROCS, &g->nprocs);
+        if (g->proc_rc != NVML_SUCCESS)
+            g->nprocs = 0;
+    }
+    return g->proc_rc;
+}
+
+void read_proc_count(const struct read_ctx *c, struct value *out)
+{
+    val_int(c->g, out, fetch_procs(c), c->g->nprocs);
+}
+
+void read_proc_mem(const struct read_ctx *c, struct value *out)
+{
+    unsigned long long sum = 0;
+    nvmlReturn_t rc = fetch_procs(c);
+    for (unsigned i = 0; i < c->g->nprocs; i++)
+        if (c->g->procs[i].used_memory != NVML_VALUE_NOT_AVAILABLE)
+            sum += c->g->procs[i].used_memory;
+    val_int(c->g, out, rc, MIB(sum));
+}
+
+static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
+{
+    if (g->pname[slot].pid == pid && g->pname[slot].name[0])
+        return g->pname[slot].name;
+    g->pname[slot].pid = pid;
+    g->pname[slot].name[0] = '\0';
+    if (nvml.nvmlSystemGetProcessName &&
+        nvml.nvmlSystemGetProcessName(pid, g->pname[slot].name, sizeof g->pname[slot].name) != NVML_SUCCESS)
+        g->pname[slot].name[0] = '\0';
+    g->pname[slot].name[sizeof g->pname[slot].name - 1] = '\0';
+    return g->pname[slot].name;
+}
+
+void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
+{
+    struct sampler_gpu *g = c->g;
+    rg->nprocs = 0;
+    if (fetch_procs(c) != NVML_SUCCESS)
+        return;
+    for (unsigned i = 0; i < g->nprocs; i++) {
+        struct record_proc *p = &rg->procs[rg->nprocs++];
+        p->pid = g->procs[i].pid;
+        p->used_mib = g->procs[i].used_memory == NVML_VALUE_NOT_AVAILABLE ? -1 : MIB(g->procs[i].used_memory);
+        snprintf(p->name, sizeof p->name, "%s", proc_name(g, i, p->pid));
+    }
+}
+
+void sampler_gpu_free(struct sampler_gpu *g)
+{
+    free(g->sbuf);
+    g->sbuf = NULL;
+    g->scap = 0;
+}

@@ -1,0 +1,21 @@
+/*
+ * sink.c: the list of output formats.
+ */
+#include "sink.h"
+
+#include <string.h>
+
+static const struct sink_ops *const sink_all[] = {&sink_text, &sink_csv, &sink_jsonl};
+
+const struct sink_ops *sink_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof sink_all / sizeof sink_all[0]; i++)
+        if (!strcmp(sink_all[i]->name, name))
+            return sink_all[i];
+    return NULL;
+}
+
+const char *sink_names(void)
+{
+    return "text, csv, jsonl";
+}

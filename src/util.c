@@ -1,0 +1,176 @@
+/*
+ * util.c: allocation that cannot fail, the record buffer, time and number
+ * parsing helpers. Nothing here knows about GPUs.
+ */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void util_oom(size_t n)
+{
+    fprintf(stderr, "gpumon: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        util_oom(n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        util_oom(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        util_oom(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = xmalloc(n);
+    memcpy(p, s, n);
+    return p;
+}
+
+void util_warn(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "gpumon: %s\n", msg);
+}
+
+void sbuf_init(struct sbuf *b)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void sbuf_free(struct sbuf *b)
+{
+    free(b->data);
+    sbuf_init(b);
+}
+
+void sbuf_reset(struct sbuf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+static void sbuf_reserve(struct sbuf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->data = xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+    sbuf_reserve(b, n);
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void sbuf_puts(struct sbuf *b, const char *s)
+{
+    sbuf_add(b, s, strlen(s));
+}
+
+void sbuf_putc(struct sbuf *b, char c)
+{
+    sbuf_add(b, &c, 1);
+}
+
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    sbuf_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+uint64_t util_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void util_rfc3339(const struct timespec *t, char out[32])
+{
+    struct tm tm;
+    time_t s = t->tv_sec;
+    gmtime_r(&s, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03dZ", (int)(t->tv_nsec / 1000000) % 1000);
+}
+
+int util_parse_duration_ms(const char *s, double *out_ms)
+{
+    if (!s || !*s || isspace((unsigned char)*s))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return -1;
+    double scale;
+    if (!strcmp(end, "") || !strcmp(end, "s"))
+        scale = 1000;
+    else if (!strcmp(end, "ms"))
+        scale = 1;
+    else if (!strcmp(end, "m") || !strcmp(end, "min"))
+        scale = 60000;
+    else if (!strcmp(end, "h"))
+        scale = 3600000;
+    else
+        return -1;
+    *out_ms = v * scale;
+    return 0;
+}
+
+int util_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,40 @@
+# lib.sh: helpers for the black-box tests. Each test script sources this,
+# runs the real build/gpumon against the simulated NVML in its own temp
+# directory, and fails with "got X, expected Y".
+set -u
+: "${GPUMON:?set GPUMON to the gpumon binary}" "${BUILD:?set BUILD}" "${SRC:?set SRC}"
+SIM="$BUILD/sim/libnvidia-ml.so.1"
+SCN="$SRC/examples/scenarios"
+PY=/usr/bin/python3
+T=$(mktemp -d "${TMPDIR:-/tmp}/gpumon-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+unset GPUMON_NVML GPUMON_SIM_SCENARIO GPUMON_SIM_SPEED GPUMON_SIM_START
+FAILS=0
+CHECKS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+ok() { CHECKS=$((CHECKS + 1)); }
+# expect_eq WHAT GOT EXPECTED
+expect_eq() { if [ "$2" = "$3" ]; then ok; else fail "$1: got '$2', expected '$3'"; fi; }
+# expect_match WHAT TEXT REGEX
+expect_match() { if printf '%s' "$2" | grep -Eq -- "$3"; then ok; else fail "$1: got '$2', expected a match for /$3/"; fi; }
+expect_no_match() { if printf '%s' "$2" | grep -Eq -- "$3"; then fail "$1: got '$2', expected no match for /$3/"; else ok; fi; }
+# gp ARGS...: gpumon on the simulator (scenario from $SCENARIO if set)
+gp() {
+  if [ -n "${SCENARIO:-}" ]; then GPUMON_SIM_SCENARIO="$SCENARIO" "$GPUMON" "$@" --nvml "$SIM"
+  else "$GPUMON" "$@" --nvml "$SIM"; fi
+}
+# pycheck FILE 'python code using recs (list of dicts from a JSONL file)'
+pycheck() {
+  local file=$1; shift
+  if "$PY" - "$file" "$@" <<PYEOF
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+$*
+PYEOF
+  then ok; else fail "python check on $file: $*"; fi
+}
+done_tests() {
+  echo "$CHECKS checks passed, $FAILS failed"
+  [ "$FAILS" -eq 0 ]
+}

@@ -1,0 +1,45 @@
+# Option handling: every bad input gets a specific message and exit 2;
+# --help, --version and --list-metrics tell the truth.
+. "$(dirname "$0")/lib.sh"
+
+check_usage() {  # check_usage REGEX ARGS...
+  local re=$1; shift
+  gp "$@" > "$T/out" 2> "$T/err"; local rc=$?
+  expect_eq "exit for $*" "$rc" 2
+  expect_match "message for $*" "$(cat "$T/err")" "$re"
+  expect_eq "stdout for $*" "$(cat "$T/out")" ""
+}
+check_usage "below the minimum of 10ms" watch --interval 5ms
+check_usage "not a duration" watch --interval soon
+check_usage "unknown format \"xml\"" watch --format xml
+check_usage "unknown metric \"gpu.util\"" watch --fields utilization.gpu,gpu.util
+check_usage "not a positive integer" watch --count 0
+check_usage "unknown option --frobnicate" watch --frobnicate
+check_usage "needs a value" watch --interval
+check_usage "unexpected argument" watch extra
+"$GPUMON" frobnicate > /dev/null 2> "$T/err"; rc=$?
+expect_eq "unknown command exit" "$rc" 2
+expect_match "unknown command" "$(cat "$T/err")" "unknown command \"frobnicate\""
+
+help=$("$GPUMON" watch --help)
+for opt in --interval --count --once --format --fields --gpus --output --no-processes --nvml --sim --scenario; do
+  expect_match "watch --help mentions $opt" "$help" -- "$opt"
+done
+expect_match "--help" "$("$GPUMON" --help)" "Exit status"
+expect_match "--version" "$("$GPUMON" --version)" "^gpumon [0-9]+\.[0-9]+\.[0-9]+$"
+list=$("$GPUMON" --list-metrics)
+expect_match "--list-metrics header" "$list" "^KEY +UNIT +SCOPE"
+expect_match "--list-metrics row" "$list" "power.draw +W +gpu +sample +gpumon_gpu_power_watts \(gauge\)"
+expect_match "--list-metrics slow row" "$list" "pcie.throughput.tx +KB/s +gpu +slow"
+# Every key --list-metrics prints is accepted by --fields.
+keys=$(printf '%s\n' "$list" | tail -n +2 | awk '{print $1}' | paste -sd, -)
+gp watch --once --format csv --fields "$keys" > "$T/all.csv" 2>/dev/null; rc=$?
+expect_eq "--fields with every listed key" "$rc" 0
+expect_eq "header has every key" "$(head -1 "$T/all.csv")" "timestamp,hostname,$keys"
+
+# The man page documents every watch option.
+man=$(cat "$SRC/man/gpumon.1")
+for opt in interval count once format fields gpus output no-processes nvml sim scenario list-metrics; do
+  expect_match "man page mentions --$opt" "$man" "\\\\-\\\\-$opt"
+done
+done_tests

@@ -1,0 +1,152 @@
+/*
+ * test_util.c: duration and number parsing, timestamps, /proc/stat parsing,
+ * and the output file's whole-record guarantee: a write that fails part-way
+ * (file size limit standing in for a full disk) leaves no torn line, and
+ * the kept records are written once space returns.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "host.h"
+#include "out.h"
+#include "util.h"
+
+static void test_duration(void **state)
+{
+    (void)state;
+    double ms;
+    assert_int_equal(util_parse_duration_ms("1s", &ms), 0);
+    assert_true(ms == 1000);
+    assert_int_equal(util_parse_duration_ms("250ms", &ms), 0);
+    assert_true(ms == 250);
+    assert_int_equal(util_parse_duration_ms("2", &ms), 0);
+    assert_true(ms == 2000);
+    assert_int_equal(util_parse_duration_ms("1.5m", &ms), 0);
+    assert_true(ms == 90000);
+    assert_int_equal(util_parse_duration_ms("0.01s", &ms), 0);
+    assert_true(ms > 9.99 && ms < 10.01);
+    assert_int_equal(util_parse_duration_ms("", &ms), -1);
+    assert_int_equal(util_parse_duration_ms("fast", &ms), -1);
+    assert_int_equal(util_parse_duration_ms("-1s", &ms), -1);
+    assert_int_equal(util_parse_duration_ms("1 s", &ms), -1);
+    assert_int_equal(util_parse_duration_ms("nan", &ms), -1);
+    assert_int_equal(util_parse_duration_ms("1e999", &ms), -1);
+}
+
+static void test_uint(void **state)
+{
+    (void)state;
+    unsigned long long v;
+    assert_int_equal(util_parse_uint("42", 100, &v), 0);
+    assert_int_equal(v, 42);
+    assert_int_equal(util_parse_uint("101", 100, &v), -1);
+    assert_int_equal(util_parse_uint("-1", 100, &v), -1);
+    assert_int_equal(util_parse_uint("4x", 100, &v), -1);
+    assert_int_equal(util_parse_uint("99999999999999999999999", ~0ull, &v), -1);
+}
+
+static void test_rfc3339(void **state)
+{
+    (void)state;
+    char buf[32];
+    struct timespec t = {1796000000, 123456789};
+    util_rfc3339(&t, buf);
+    assert_string_equal(buf, "2026-11-30T00:53:20.123Z");
+    t.tv_nsec = 999999999;
+    util_rfc3339(&t, buf);
+    assert_string_equal(buf, "2026-11-30T00:53:20.999Z");
+}
+
+static void test_stat_line(void **state)
+{
+    (void)state;
+    struct host_cpu_times t;
+    assert_int_equal(host_parse_stat_line("cpu  100 5 50 800 40 3 2 0 0 0\n", &t), 0);
+    assert_int_equal(t.user, 105);
+    assert_int_equal(t.system, 55);
+    assert_int_equal(t.iowait, 40);
+    assert_int_equal(t.total, 1000);
+    assert_int_equal(host_parse_stat_line("intr 1 2 3", &t), -1);
+}
+
+static size_t file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return (size_t)n;
+}
+
+static void test_out_whole_records(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gpumon-out-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    struct out o;
+    assert_int_equal(out_open(&o, path, err, sizeof err), 0);
+    assert_true(out_is_empty(&o));
+    char rec[100];
+    memset(rec, 'x', sizeof rec - 1);
+    rec[sizeof rec - 1] = '\n';
+    assert_int_equal(out_write(&o, rec, sizeof rec), 0);
+    assert_int_equal(file_size(path), 100);
+
+    /* A 250-byte limit: the next record fits, the one after is cut part-way. */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 250;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    assert_int_equal(out_write(&o, rec, sizeof rec), 0);
+    assert_int_equal(file_size(path), 200);
+    assert_int_equal(out_write(&o, rec, sizeof rec), 0);    /* kept, not torn */
+    assert_int_equal(file_size(path), 200);
+    assert_int_equal(out_write(&o, rec, sizeof rec), 0);
+    assert_int_equal(file_size(path), 200);
+    assert_true(o.failing);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+
+    /* Space is back: the two kept records and the new one land, in order. */
+    assert_int_equal(out_write(&o, rec, sizeof rec), 0);
+    assert_int_equal(file_size(path), 500);
+    assert_false(o.failing);
+    out_close(&o);
+    unlink(path);
+}
+
+static void test_out_bad_path(void **state)
+{
+    (void)state;
+    struct out o;
+    char err[256];
+    assert_int_equal(out_open(&o, "/nonexistent-dir/x.log", err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent-dir/x.log"));
+    assert_non_null(strstr(err, "No such file"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_duration),
+        cmocka_unit_test(test_uint),
+        cmocka_unit_test(test_rfc3339),
+        cmocka_unit_test(test_stat_line),
+        cmocka_unit_test(test_out_whole_records),
+        cmocka_unit_test(test_out_bad_path),
+    };
+    return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
