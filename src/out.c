@@ -87,8 +87,10 @@ int out_write(struct out *o, const char *buf, size_t len)
         sbuf_reset(&o->backlog);
         return 0;
     }
-    if (errno == EPIPE)
+    if (errno == EPIPE) {
+        sbuf_reset(&o->backlog);   /* the reader is gone: nothing will ever read these */
         return -1;
+    }
     if (!o->failing)
         util_warn("cannot write to %s: %s; keeping records in memory and retrying at every sample", where,
                   strerror(errno));

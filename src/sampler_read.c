@@ -157,12 +157,14 @@ static nvmlReturn_t fetch_util(const struct read_ctx *c)
 
 void read_util_gpu(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, fetch_util(c), c->g->util.gpu);
+    nvmlReturn_t rc = fetch_util(c);
+    val_int(c->g, out, rc, c->g->util.gpu);
 }
 
 void read_util_mem(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, fetch_util(c), c->g->util.memory);
+    nvmlReturn_t rc = fetch_util(c);
+    val_int(c->g, out, rc, c->g->util.memory);
 }
 
 static double sample_value(nvmlValueType_t t, nvmlValue_t v)
@@ -305,17 +307,20 @@ static nvmlReturn_t fetch_mem(const struct read_ctx *c)
 
 void read_mem_total(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, fetch_mem(c), MIB(c->g->mem_total));
+    nvmlReturn_t rc = fetch_mem(c);
+    val_int(c->g, out, rc, MIB(c->g->mem_total));
 }
 
 void read_mem_used(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, fetch_mem(c), MIB(c->g->mem_used));
+    nvmlReturn_t rc = fetch_mem(c);
+    val_int(c->g, out, rc, MIB(c->g->mem_used));
 }
 
 void read_mem_free(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, fetch_mem(c), MIB(c->g->mem_free));
+    nvmlReturn_t rc = fetch_mem(c);
+    val_int(c->g, out, rc, MIB(c->g->mem_free));
 }
 
 void read_mem_reserved(const struct read_ctx *c, struct value *out)
@@ -417,12 +422,14 @@ static nvmlReturn_t fetch_reasons(const struct read_ctx *c)
 
 void read_reasons(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, fetch_reasons(c), (long long)c->g->reasons);
+    nvmlReturn_t rc = fetch_reasons(c);
+    val_int(c->g, out, rc, (long long)c->g->reasons);
 }
 
 static void read_reason_bit(const struct read_ctx *c, struct value *out, unsigned long long bit)
 {
-    val_int(c->g, out, fetch_reasons(c), (c->g->reasons & bit) != 0);
+    nvmlReturn_t rc = fetch_reasons(c);
+    val_int(c->g, out, rc, (c->g->reasons & bit) != 0);
 }
 
 void read_r_idle(const struct read_ctx *c, struct value *o) { read_reason_bit(c, o, NVML_CLOCKS_EVENT_GPU_IDLE); }
@@ -539,7 +546,8 @@ static nvmlReturn_t fetch_procs(const struct read_ctx *c)
 
 void read_proc_count(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, fetch_procs(c), c->g->nprocs);
+    nvmlReturn_t rc = fetch_procs(c);
+    val_int(c->g, out, rc, c->g->nprocs);
 }
 
 void read_proc_mem(const struct read_ctx *c, struct value *out)

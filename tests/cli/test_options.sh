@@ -15,7 +15,9 @@ check_usage "unknown format \"xml\"" watch --format xml
 check_usage "unknown metric \"gpu.util\"" watch --fields utilization.gpu,gpu.util
 check_usage "not a positive integer" watch --count 0
 check_usage "unknown option --frobnicate" watch --frobnicate
-check_usage "needs a value" watch --interval
+"$GPUMON" watch --interval > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "exit for a missing value" "$rc" 2
+expect_match "message for a missing value" "$(cat "$T/err")" "option --interval needs a value"
 check_usage "unexpected argument" watch extra
 "$GPUMON" frobnicate > /dev/null 2> "$T/err"; rc=$?
 expect_eq "unknown command exit" "$rc" 2
@@ -38,8 +40,8 @@ expect_eq "--fields with every listed key" "$rc" 0
 expect_eq "header has every key" "$(head -1 "$T/all.csv")" "timestamp,hostname,$keys"
 
 # The man page documents every watch option.
-man=$(cat "$SRC/man/gpumon.1")
+man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
 for opt in interval count once format fields gpus output no-processes nvml sim scenario list-metrics; do
-  expect_match "man page mentions --$opt" "$man" "\\\\-\\\\-$opt"
+  expect_match "man page mentions --$opt" "$man" -- "--$opt"
 done
 done_tests

@@ -28,7 +28,7 @@ for i in range(len(recs[0]['gpus'])):
     m = mean(util(r, i) for r in recs)
     assert 85 <= m <= 98, ('healthy mean', i, m)
 "
-sample input-bound 30 4 1s
+sample input-bound 30 4 1s 3   # each 1 s record spans 3 s of scenario time
 pycheck "$T/input-bound.jsonl" "$COMMON
 for r in recs[1:]:
     g = r['gpus'][0]

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 
 for sig in TERM INT; do
-  gp watch --interval 20ms --format jsonl --output "$T/$sig.jsonl" 2>/dev/null &
+  "$GPUMON" watch --nvml "$SIM" --interval 20ms --format jsonl --output "$T/$sig.jsonl" 2>/dev/null &
   pid=$!
   sleep 0.6
   kill -$sig $pid
@@ -16,7 +16,7 @@ for sig in TERM INT; do
 done
 
 # Rotation: move the file away, SIGHUP, go on; count samples across both.
-gp watch --interval 10ms --format csv --fields utilization.gpu --output "$T/rot.csv" 2>/dev/null &
+"$GPUMON" watch --nvml "$SIM" --interval 10ms --format csv --fields utilization.gpu --output "$T/rot.csv" 2>/dev/null &
 pid=$!
 sleep 0.5
 mv "$T/rot.csv" "$T/rot.csv.1"
