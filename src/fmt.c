@@ -29,11 +29,11 @@ static void fmt_number(struct sbuf *b, const struct metric *m, const struct valu
         if (!isfinite(v->u.f))
             sbuf_puts(b, style == FMT_JSON ? "null" : "[N/A]");
         else
-            sbuf_printf(b, "%.*f", m->decimals, v->u.f);
+            sbuf_put_fixed(b, v->u.f, m->decimals);
         break;
     case MK_HEX:
         if (style == FMT_JSON)
-            sbuf_printf(b, "%lld", v->u.i);
+            sbuf_put_int(b, v->u.i);
         else
             sbuf_printf(b, "0x%016llx", (unsigned long long)v->u.i);
         break;
@@ -45,7 +45,7 @@ static void fmt_number(struct sbuf *b, const struct metric *m, const struct valu
         sbuf_printf(b, style == FMT_JSON ? "\"P%lld\"" : "P%lld", v->u.i);
         break;
     default:
-        sbuf_printf(b, "%lld", v->u.i);
+        sbuf_put_int(b, v->u.i);
         break;
     }
 }
@@ -91,7 +91,14 @@ void fmt_json_string(struct sbuf *b, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     sbuf_putc(b, '"');
     while (*p) {
+        const unsigned char *run = p;
+        while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+            p++;
+        if (p > run)
+            sbuf_add(b, (const char *)run, (size_t)(p - run));
         unsigned char c = *p;
+        if (!c)
+            break;
         if (c == '"' || c == '\\') {
             sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);

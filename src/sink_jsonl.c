@@ -7,9 +7,33 @@
  * and when NVML gave a reason other than "not supported", "errors" maps the
  * key to it. This is the log format that diagnose and report read back.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include "fmt.h"
 #include "nvml.h"
 #include "sink.h"
+
+/* Each metric's "key": prefix, escaped once, not at every sample. */
+static char jsonl_keys[METRIC_COUNT][96];
+static pthread_once_t jsonl_keys_once = PTHREAD_ONCE_INIT;
+
+static void jsonl_keys_build(void)
+{
+    struct sbuf b;
+    sbuf_init(&b);
+    for (int i = 0; i < METRIC_COUNT; i++) {
+        sbuf_reset(&b);
+        fmt_json_string(&b, metric_table[i].key);
+        sbuf_putc(&b, ':');
+        snprintf(jsonl_keys[i], sizeof jsonl_keys[i], "%s", b.data);
+    }
+    sbuf_free(&b);
+}
+
+static void jsonl_key(struct sbuf *b, enum metric_id id)
+{
+    sbuf_puts(b, jsonl_keys[id]);
+}
 
 static void sink_jsonl_begin(const struct sink *s, struct sbuf *b)
 {
@@ -27,8 +51,7 @@ static void sink_jsonl_errors(const struct sink *s, const struct record_gpu *g, 
             continue;
         sbuf_puts(b, any ? "," : ",\"errors\":{");
         any = true;
-        fmt_json_string(b, m->key);
-        sbuf_putc(b, ':');
+        jsonl_key(b, m->id);
         fmt_json_string(b, nvml_error(v->code));
     }
     if (any)
@@ -40,12 +63,17 @@ static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
     sbuf_puts(b, ",\"processes\":[");
     for (unsigned p = 0; p < g->nprocs; p++) {
         const struct record_proc *pr = &g->procs[p];
-        sbuf_printf(b, "%s{\"pid\":%u,\"name\":", p ? "," : "", pr->pid);
+        sbuf_puts(b, p ? ",{\"pid\":" : "{\"pid\":");
+        sbuf_put_int(b, pr->pid);
+        sbuf_puts(b, ",\"name\":");
         fmt_json_string(b, pr->name);
         if (pr->used_mib < 0)
             sbuf_puts(b, ",\"used_memory\":null}");
-        else
-            sbuf_printf(b, ",\"used_memory\":%lld}", pr->used_mib);
+        else {
+            sbuf_puts(b, ",\"used_memory\":");
+            sbuf_put_int(b, pr->used_mib);
+            sbuf_putc(b, '}');
+        }
     }
     sbuf_putc(b, ']');
 }
@@ -53,8 +81,11 @@ static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
 static void sink_jsonl_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
     char ts[32];
+    pthread_once(&jsonl_keys_once, jsonl_keys_build);
     util_rfc3339(&r->time, ts);
-    sbuf_printf(b, "{\"timestamp\":\"%s\",\"hostname\":", ts);
+    sbuf_puts(b, "{\"timestamp\":\"");
+    sbuf_puts(b, ts);
+    sbuf_puts(b, "\",\"hostname\":");
     fmt_json_string(b, r->hostname);
     bool first = true;
     for (int i = 0; i < s->nids; i++) {
@@ -63,8 +94,7 @@ static void sink_jsonl_record(const struct sink *s, const struct record *r, stru
             continue;
         sbuf_puts(b, first ? ",\"host\":{" : ",");
         first = false;
-        fmt_json_string(b, m->key);
-        sbuf_putc(b, ':');
+        jsonl_key(b, m->id);
         fmt_value(b, m, &r->host[m->id], FMT_JSON);
     }
     if (!first)
@@ -72,14 +102,14 @@ static void sink_jsonl_record(const struct sink *s, const struct record *r, stru
     sbuf_puts(b, ",\"gpus\":[");
     for (unsigned g = 0; g < r->ngpus; g++) {
         const struct record_gpu *rg = &r->gpus[g];
-        sbuf_printf(b, "%s{\"index\":%u", g ? "," : "", rg->index);
+        sbuf_puts(b, g ? ",{\"index\":" : "{\"index\":");
+        sbuf_put_int(b, rg->index);
         for (int i = 0; i < s->nids; i++) {
             const struct metric *m = &metric_table[s->ids[i]];
             if (m->scope != MS_GPU || m->id == M_INDEX)
                 continue;
             sbuf_putc(b, ',');
-            fmt_json_string(b, m->key);
-            sbuf_putc(b, ':');
+            jsonl_key(b, m->id);
             fmt_value(b, m, &rg->v[m->id], FMT_JSON);
         }
         sink_jsonl_errors(s, rg, b);

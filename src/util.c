@@ -78,7 +78,7 @@ void sbuf_reset(struct sbuf *b)
         b->data[0] = '\0';
 }
 
-static void sbuf_reserve(struct sbuf *b, size_t extra)
+void sbuf_grow(struct sbuf *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap)
         return;
@@ -89,22 +89,50 @@ static void sbuf_reserve(struct sbuf *b, size_t extra)
     b->cap = cap;
 }
 
-void sbuf_add(struct sbuf *b, const char *s, size_t n)
-{
-    sbuf_reserve(b, n);
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
 void sbuf_puts(struct sbuf *b, const char *s)
 {
-    sbuf_add(b, s, strlen(s));
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap)
+        sbuf_grow(b, n);
+    memcpy(b->data + b->len, s, n + 1);
+    b->len += n;
 }
 
-void sbuf_putc(struct sbuf *b, char c)
+void sbuf_put_int(struct sbuf *b, long long v)
 {
-    sbuf_add(b, &c, 1);
+    char tmp[24];
+    int i = sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--i] = '-';
+    sbuf_add(b, tmp + i, sizeof tmp - (size_t)i);
+}
+
+void sbuf_put_fixed(struct sbuf *b, double v, int decimals)
+{
+    static const double pow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+    if (decimals < 0 || decimals > 6 || !(fabs(v) < 1e12)) {
+        sbuf_printf(b, "%.*f", decimals < 0 ? 0 : decimals, v);
+        return;
+    }
+    double scaled = fabs(v) * pow10[decimals] + 0.5;
+    unsigned long long u = (unsigned long long)scaled;
+    unsigned long long p = (unsigned long long)pow10[decimals];
+    if (v < 0 && u != 0)
+        sbuf_putc(b, '-');
+    sbuf_put_int(b, (long long)(u / p));
+    if (decimals == 0)
+        return;
+    char frac[8];
+    unsigned long long f = u % p;
+    for (int i = decimals - 1; i >= 0; i--, f /= 10)
+        frac[i] = (char)('0' + f % 10);
+    sbuf_putc(b, '.');
+    sbuf_add(b, frac, (size_t)decimals);
 }
 
 void sbuf_printf(struct sbuf *b, const char *fmt, ...)
@@ -115,7 +143,7 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    sbuf_reserve(b, (size_t)n);
+    sbuf_grow(b, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

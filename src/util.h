@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 void *xmalloc(size_t n);
@@ -31,9 +32,34 @@ struct sbuf {
 void sbuf_init(struct sbuf *b);
 void sbuf_free(struct sbuf *b);
 void sbuf_reset(struct sbuf *b);
-void sbuf_add(struct sbuf *b, const char *s, size_t n);
+/* Makes room for extra more bytes plus a NUL (the slow path of sbuf_add). */
+void sbuf_grow(struct sbuf *b, size_t extra);
 void sbuf_puts(struct sbuf *b, const char *s);
-void sbuf_putc(struct sbuf *b, char c);
+/* Appends a decimal integer, or a fixed-point number with `decimals` digits
+ * (rounded half away from zero), without going through printf. */
+void sbuf_put_int(struct sbuf *b, long long v);
+void sbuf_put_fixed(struct sbuf *b, double v, int decimals);
+
+static inline void sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        sbuf_grow(b, n);
+    if (n <= 16)   /* short runs (keys, numbers): cheaper than a memcpy call */
+        for (size_t i = 0; i < n; i++)
+            b->data[b->len + i] = s[i];
+    else
+        memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static inline void sbuf_putc(struct sbuf *b, char c)
+{
+    if (b->len + 2 > b->cap)
+        sbuf_grow(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
 void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 uint64_t util_mono_ns(void);
