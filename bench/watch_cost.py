@@ -63,6 +63,39 @@ def classic(samples):
     return cpu / samples, peak
 
 
+def own_share():
+    """Share of the instructions per sample spent in gpumon itself rather than
+    in the simulated NVML, from callgrind (exact instruction counts): total
+    minus the inclusive cost of the simulator's nvml* entry points, with
+    start-up cancelled by two runs of different lengths. None without valgrind."""
+    if subprocess.run(["sh", "-c", "command -v valgrind callgrind_annotate"],
+                      stdout=subprocess.DEVNULL).returncode != 0:
+        return None
+    counts = []
+    for n in (50, 250):
+        out = "/tmp/gpumon-bench-cg.%d" % os.getpid()
+        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, gpumon, "watch",
+                        "--nvml", sim, "--interval", "10ms", "--count", str(n), "--format", "jsonl",
+                        "--output", "/dev/null"], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
+                             capture_output=True, text=True, check=True).stdout
+        os.unlink(out)
+        total = sim_ir = 0
+        for line in ann.splitlines():
+            fields = line.split()
+            if not fields or not fields[0][0].isdigit():
+                continue
+            ir = int(fields[0].replace(",", ""))
+            if "PROGRAM TOTALS" in line:
+                total = ir
+            elif "libnvidia-ml.so.1]" in line and ":nvml" in line:
+                sim_ir += ir
+        counts.append((total, total - sim_ir))
+    (t1, o1), (t2, o2) = counts
+    return (o2 - o1) / (t2 - t1), (o2 - o1) / 200.0
+
+
 N1, N2 = 100, 1100
 cpu1, rss1, _ = watch(N1)
 cpu2, rss2, wall2 = watch(N2)
@@ -77,4 +110,10 @@ print("  %-44s %10.2f s for %d samples" % ("wall", wall2, N2))
 print("classic loop: Python spawns one query process per sample and parses it")
 print("  %-44s %10.1f us" % ("CPU per sample (loop + child)", base_cpu * 1e6))
 print("  %-44s %10.2f MiB" % ("peak RSS (largest of the loop and one query)", base_rss / 1024))
+share = own_share()
+if share:
+    print("gpumon's own share (callgrind: instructions outside the simulated NVML)")
+    print("  %-44s %10.0f" % ("instructions per sample, gpumon itself", share[1]))
+    print("  %-44s %10.1f us (%.0f%% of the sample)" % ("estimated own CPU per sample", per_sample * share[0] * 1e6,
+                                                        share[0] * 100))
 print("ratio: gpumon uses %.0fx less CPU per sample than the classic loop" % (base_cpu / per_sample))

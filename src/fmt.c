@@ -42,7 +42,10 @@ static void fmt_number(struct sbuf *b, const struct metric *m, const struct valu
                      : style == FMT_CSV ? (v->u.i ? "1" : "0") : (v->u.i ? "Active" : "Not Active"));
         break;
     case MK_PSTATE:
-        sbuf_printf(b, style == FMT_JSON ? "\"P%lld\"" : "P%lld", v->u.i);
+        sbuf_puts(b, style == FMT_JSON ? "\"P" : "P");
+        sbuf_put_int(b, v->u.i);
+        if (style == FMT_JSON)
+            sbuf_putc(b, '"');
         break;
     default:
         sbuf_put_int(b, v->u.i);

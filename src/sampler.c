@@ -27,6 +27,7 @@ struct sampler {
     bool want[METRIC_COUNT];
     bool want_slow, want_host, processes;
     struct host_sample host;
+    uint64_t host_ns;           /* when /proc was last read */
     uint64_t tick;
     char hostname[256];
     pthread_t slow_thread;
@@ -233,7 +234,11 @@ void sampler_sample(struct sampler *s, struct record *rec)
     s->tick++;
     clock_gettime(CLOCK_REALTIME, &rec->time);
     rec->hostname = s->hostname;
-    if (s->want_host) {
+    /* Host CPU shares need jiffies to accumulate (100 per second): /proc is
+     * read at most every 0.5 s and faster records repeat the latest figures. */
+    uint64_t now = util_mono_ns();
+    if (s->want_host && (s->host_ns == 0 || now - s->host_ns >= 500000000ull)) {
+        s->host_ns = now;
         host_read(&s->host);
         struct read_ctx c = {NULL, &s->host, s->tick};
         for (int id = 0; id < METRIC_COUNT; id++)

@@ -9,12 +9,13 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include "fmt.h"
 #include "nvml.h"
 #include "sink.h"
 
 /* Each metric's "key": prefix, escaped once, not at every sample. */
-static char jsonl_keys[METRIC_COUNT][96];
+static struct { char text[96]; size_t len; } jsonl_keys[METRIC_COUNT];
 static pthread_once_t jsonl_keys_once = PTHREAD_ONCE_INIT;
 
 static void jsonl_keys_build(void)
@@ -25,14 +26,15 @@ static void jsonl_keys_build(void)
         sbuf_reset(&b);
         fmt_json_string(&b, metric_table[i].key);
         sbuf_putc(&b, ':');
-        snprintf(jsonl_keys[i], sizeof jsonl_keys[i], "%s", b.data);
+        snprintf(jsonl_keys[i].text, sizeof jsonl_keys[i].text, "%s", b.data);
+        jsonl_keys[i].len = strlen(jsonl_keys[i].text);
     }
     sbuf_free(&b);
 }
 
 static void jsonl_key(struct sbuf *b, enum metric_id id)
 {
-    sbuf_puts(b, jsonl_keys[id]);
+    sbuf_add(b, jsonl_keys[id].text, jsonl_keys[id].len);
 }
 
 static void sink_jsonl_begin(const struct sink *s, struct sbuf *b)
