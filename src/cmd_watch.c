@@ -127,7 +127,6 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
     sbuf_init(&b);
     memset(&rec, 0, sizeof rec);
     uint64_t step = (uint64_t)(o->interval_ms * 1e6), next = util_mono_ns();
-    int rc = EXIT_OK;
     if (!o->output || out_is_empty(out))
         sk->ops->begin(sk, &b);
     for (unsigned long long n = 0; !watch_stop; n++) {
@@ -156,7 +155,7 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
         }
     }
     sbuf_free(&b);
-    return rc;
+    return EXIT_OK;
 }
 
 int cmd_watch(int argc, char **argv)

@@ -3,6 +3,7 @@
  */
 #include "sink.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct sink_ops *const sink_all[] = {&sink_text, &sink_csv, &sink_jsonl};
@@ -17,5 +18,9 @@ const struct sink_ops *sink_find(const char *name)
 
 const char *sink_names(void)
 {
-    return "text, csv, jsonl";
+    static char names[128];
+    if (!names[0])
+        for (size_t i = 0; i < sizeof sink_all / sizeof sink_all[0]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", sink_all[i]->name);
+    return names;
 }
