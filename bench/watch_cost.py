@@ -12,6 +12,9 @@ lengths. Usage: bench/watch_cost.py [BUILD_DIR]   (default: build)
 """
 import os, resource, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 gpumon = os.path.join(build, "gpumon")
 sim = os.path.join(build, "sim", "libnvidia-ml.so.1")
@@ -65,35 +68,17 @@ def classic(samples):
 
 def own_share():
     """Share of the instructions per sample spent in gpumon itself rather than
-    in the simulated NVML, from callgrind (exact instruction counts): total
-    minus the inclusive cost of the simulator's nvml* entry points, with
-    start-up cancelled by two runs of different lengths. None without valgrind."""
-    if subprocess.run(["sh", "-c", "command -v valgrind callgrind_annotate"],
-                      stdout=subprocess.DEVNULL).returncode != 0:
-        return None
-    counts = []
+    in the simulated NVML (callgrind), start-up cancelled by two run lengths."""
+    runs = []
     for n in (50, 250):
-        out = "/tmp/gpumon-bench-cg.%d" % os.getpid()
-        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, gpumon, "watch",
-                        "--nvml", sim, "--interval", "10ms", "--count", str(n), "--format", "jsonl",
-                        "--output", "/dev/null"], env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
-                             capture_output=True, text=True, check=True).stdout
-        os.unlink(out)
-        total = sim_ir = 0
-        for line in ann.splitlines():
-            fields = line.split()
-            if not fields or not fields[0][0].isdigit():
-                continue
-            ir = int(fields[0].replace(",", ""))
-            if "PROGRAM TOTALS" in line:
-                total = ir
-            elif "libnvidia-ml.so.1]" in line and ":nvml" in line:
-                sim_ir += ir
-        counts.append((total, total - sim_ir))
-    (t1, o1), (t2, o2) = counts
-    return (o2 - o1) / (t2 - t1), (o2 - o1) / 200.0
+        r = benchlib.sim_share([gpumon, "watch", "--nvml", sim, "--interval", "10ms", "--count", str(n),
+                                "--format", "jsonl", "--output", "/dev/null"], env)
+        if r is None:
+            return None
+        runs.append(r)
+    (t1, s1), (t2, s2) = runs
+    own = (t2 - s2) - (t1 - s1)
+    return own / (t2 - t1), own / 200.0
 
 
 N1, N2 = 100, 1100

@@ -67,12 +67,17 @@ static int state_env_double(const char *name, double def, double max, double *ou
     return 0;
 }
 
+/* The runtime arrays start zeroed (static storage); after a scenario they are
+ * cleared only as far as it used them, so a first init touches no extra
+ * pages (a one-shot query pays for the GPUs it has, not for SIM_MAX_GPUS). */
 static void state_reset(void)
 {
+    if (sim_state.sc) {
+        memset(sim_state.rt, 0, sim_state.sc->ngpus * sizeof(sim_state.rt[0]));
+        memset(sim_state.sets, 0, sizeof(sim_state.sets));
+    }
     sim_scenario_free(sim_state.sc);
     sim_state.sc = NULL;
-    memset(sim_state.rt, 0, sizeof(sim_state.rt));
-    memset(sim_state.sets, 0, sizeof(sim_state.sets));
 }
 
 nvmlReturn_t sim_state_init(int legacy)

@@ -2,6 +2,7 @@
  * main.c: command dispatch. `gpumon [COMMAND] [OPTIONS]`; without a
  * command, watch. Global flags: --help, --version, --list-metrics.
  */
+#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -13,7 +14,9 @@ static const char main_help[] =
     "Watch NVIDIA GPUs through NVML: utilization, memory, temperature, power, clocks,\n"
     "throttle reasons, PCIe, ECC and the host's CPU, as text, CSV or JSON Lines.\n\n"
     "Commands:\n"
-    "  watch          sample GPUs and print or log records (the default)\n\n"
+    "  watch          sample GPUs and print or log records (the default)\n"
+    "  query          nvidia-smi compatible --query-gpu / --query-compute-apps in its CSV format\n"
+    "                 (also what gpumon does when invoked as nvidia-smi)\n\n"
     "Global options:\n"
     "  --list-metrics print the metric table: keys, units, Prometheus names, descriptions\n"
     "  --version      print the version\n"
@@ -24,6 +27,10 @@ static const char main_help[] =
 
 int main(int argc, char **argv)
 {
+    char self[256];
+    snprintf(self, sizeof self, "%s", argv[0]);
+    if (!strcmp(basename(self), "nvidia-smi"))
+        return cmd_query(argc, argv, true);
     if (argc > 1 && !strcmp(argv[1], "--help"))
         return fputs(main_help, stdout) < 0 ? EXIT_RUNTIME : EXIT_OK;
     if (argc > 1 && !strcmp(argv[1], "--version"))
@@ -32,6 +39,8 @@ int main(int argc, char **argv)
         metric_print_table();
         return EXIT_OK;
     }
+    if (argc > 1 && !strcmp(argv[1], "query"))
+        return cmd_query(argc - 1, argv + 1, false);
     if (argc > 1 && !strcmp(argv[1], "watch"))
         return cmd_watch(argc - 1, argv + 1);
     if (argc > 1 && argv[1][0] != '-') {

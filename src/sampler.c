@@ -209,7 +209,7 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
             continue;
         if (m->cadence == MC_STATIC && (g->h || id == M_INDEX)) {
             *v = id == M_INDEX ? (struct value){.state = VS_OK, .u.i = g->index} : g->static_v[id];
-        } else if (id == M_STATE || id == M_INDEX) {
+        } else if (id == M_STATE || id == M_INDEX || id == M_DRIVER_VERSION) {   /* need no handle */
             m->read(&c, v);
         } else if (!g->h || atomic_load(&g->lost)) {
             int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;

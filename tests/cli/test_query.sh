@@ -1,0 +1,109 @@
+# gpumon query / nvidia-smi: golden outputs for each formatting rule
+# (units, nounits, noheader, [Not Supported], [Insufficient Permissions], a
+# lost GPU), compute apps, parsing the way scripts parse nvidia-smi, loop
+# mode, -i, -f, errors, and the nvidia-smi name.
+. "$(dirname "$0")/lib.sh"
+export GPUMON_SIM_SCENARIO="$SRC/tests/cli/query.scn" GPUMON_SIM_SPEED=0 GPUMON_SIM_START=10
+q() { "$GPUMON" query --nvml "$SIM" "$@"; }
+F=index,name,pci.bus_id,utilization.gpu,memory.total,memory.used,memory.free,memory.reserved,temperature.gpu,fan.speed,power.draw,enforced.power.limit,clocks.sm,clocks.max.memory,pstate,clocks_throttle_reasons.active,clocks_event_reasons.sw_power_cap,clocks_event_reasons.hw_slowdown,driver_version,count
+
+q --query-gpu=$F --format=csv > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "exit" "$rc" 0
+expect_eq "stderr" "$(cat "$T/err")" ""
+cat > "$T/want" <<'WANT'
+index, name, pci.bus_id, utilization.gpu [%], memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], temperature.gpu, fan.speed [%], power.draw [W], enforced.power.limit [W], clocks.current.sm [MHz], clocks.max.memory [MHz], pstate, clocks_event_reasons.active, clocks_event_reasons.sw_power_cap, clocks_event_reasons.hw_slowdown, driver_version, count
+0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, 55 %, 312.50 W, 700.00 W, 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
+1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, [Not Supported], [Insufficient Permissions], [Insufficient Permissions], 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
+2, [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], 550.54.15, 3
+WANT
+diff "$T/want" "$T/out" > "$T/diff" && ok || fail "golden csv output differs: $(cat "$T/diff")"
+
+q --query-gpu=utilization.gpu,memory.used,power.draw,temperature.gpu --format=csv,noheader,nounits -i 0 > "$T/out"
+expect_eq "noheader,nounits" "$(cat "$T/out")" "87, 10240, 312.50, 65"
+q --query-gpu=memory.used --format=csv,nounits -i 0 > "$T/out"
+expect_eq "nounits keeps units in the header" "$(cat "$T/out")" "$(printf 'memory.used [MiB]\n10240')"
+q --query-gpu=gpu_name,gpu_uuid,clocks.gr --format=csv,noheader -i 1 > "$T/out"
+expect_match "aliases" "$(cat "$T/out")" "^NVIDIA H100 80GB HBM3, GPU-[0-9a-f-]{36}, 1755 MHz$"
+q --query-gpu=timestamp --format=csv,noheader -i 0 > "$T/out"
+expect_match "timestamp" "$(cat "$T/out")" "^[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}$"
+
+# -i by index, UUID and PCI bus id; a bad id fails with nothing on stdout.
+uuid=$(q --query-gpu=uuid --format=csv,noheader -i 1)
+for id in 1 "$uuid" 00000000:2A:00.0 "0,1"; do
+  n=$(q --query-gpu=index --format=csv,noheader -i "$id" | paste -sd' ')
+  case $id in 0,1) want="0 1";; *) want=1;; esac
+  expect_eq "-i $id" "$n" "$want"
+done
+q --query-gpu=index --format=csv -i 9 > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "-i 9 exit" "$rc" 2
+expect_eq "-i 9 stdout" "$(cat "$T/out")" ""
+
+# Compute apps.
+q --query-compute-apps=pid,process_name,used_memory,gpu_bus_id --format=csv > "$T/out"
+expect_eq "compute apps" "$(cat "$T/out")" "$(printf '%s\n' 'pid, process_name, used_gpu_memory [MiB], gpu_bus_id' \
+  '5001, python3 train.py, 6144 MiB, 00000000:18:00.0' '5002, python3 eval.py, 4096 MiB, 00000000:18:00.0')"
+
+# Bad input: nvidia-smi's style of message, non-zero exit, nothing on stdout.
+bad() {  # bad REGEX ARGS...
+  local re=$1; shift
+  q "$@" > "$T/out" 2> "$T/err"; local rc=$?
+  [ "$rc" -ne 0 ] && ok || fail "exit 0 for $*"
+  expect_eq "stdout for $*" "$(cat "$T/out")" ""
+  expect_match "message for $*" "$(cat "$T/err")" "$re"
+}
+bad 'Field "gpu.util" is not a valid field to query.' --query-gpu=utilization.gpu,gpu.util --format=csv
+bad 'Field "" is not a valid field to query.' --query-gpu=name,,index --format=csv
+bad '"xml" is not a valid format option' --query-gpu=name --format=csv,xml
+bad '"json" is not a valid format' --query-gpu=name --format=json
+bad 'format=csv option is required' --query-gpu=name
+bad 'Nothing to query' --format=csv
+bad 'Invalid argument "--bogus"' --query-gpu=name --format=csv --bogus
+bad 'Field "bogus" is not a valid field' --query-compute-apps=pid,bogus --format=csv
+
+# Parse the output the way scripts parse nvidia-smi's (split on ",", strip, int/float).
+unset GPUMON_SIM_SPEED GPUMON_SIM_START
+GPUMON_SIM_SCENARIO="$SCN/straggler.scn" q --query-gpu=index,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu \
+  --format=csv,noheader,nounits > "$T/s.csv"
+"$PY" - "$T/s.csv" <<'PYEOF' && ok || fail "script-style parsing"
+import sys
+rows = [[x.strip() for x in line.split(",")] for line in open(sys.argv[1]) if line.strip()]
+assert len(rows) == 8
+for idx, util, used, total, power, temp in rows:
+    assert 0 <= int(util) <= 100 and 0 <= int(used) <= int(total) and float(power) > 0 and int(temp) > 0
+    int(idx)
+PYEOF
+
+# Loop mode: -lms 100 for ~0.55 s gives several samples, one header.
+GPUMON_SIM_SCENARIO="$SRC/tests/cli/query.scn" "$GPUMON" query --nvml "$SIM" --query-gpu=index,utilization.gpu \
+  --format=csv -i 0 -lms 100 > "$T/loop" 2>/dev/null &
+pid=$!
+sleep 0.55
+kill -INT $pid
+wait $pid; rc=$?
+expect_eq "loop exit after SIGINT" "$rc" 0
+n=$(grep -c '^0, ' "$T/loop")
+[ "$n" -ge 4 ] && [ "$n" -le 7 ] && ok || fail "loop samples: got $n, expected 4-7"
+expect_eq "loop: one header" "$(grep -c '^index' "$T/loop")" 1
+
+# -f writes to a file (replacing it), nothing on stdout.
+echo old > "$T/f.csv"
+GPUMON_SIM_SCENARIO="$SRC/tests/cli/query.scn" q --query-gpu=index --format=csv,noheader -f "$T/f.csv" > "$T/out"
+expect_eq "-f stdout" "$(cat "$T/out")" ""
+expect_eq "-f file" "$(cat "$T/f.csv" | paste -sd' ')" "0 1 2"
+
+# Invoked as nvidia-smi.
+ln -s "$GPUMON" "$T/nvidia-smi"
+out=$(GPUMON_SIM_SCENARIO="$SRC/tests/cli/query.scn" GPUMON_NVML="$SIM" "$T/nvidia-smi" --query-gpu=index,name --format=csv,noheader -i 0)
+expect_eq "as nvidia-smi" "$out" "0, NVIDIA H100 80GB HBM3"
+GPUMON_NVML="$SIM" "$T/nvidia-smi" -q > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "nvidia-smi -q exit" "$rc" 2
+expect_match "nvidia-smi -q message" "$(cat "$T/err")" 'installed as nvidia-smi.*"-q" is not supported'
+expect_match "--help-query-gpu" "$("$GPUMON" query --help-query-gpu)" '"clocks.current.sm" or "clocks.sm"'
+man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
+help=$("$GPUMON" query --help)
+for opt in query-gpu query-compute-apps format id loop loop-ms filename help-query-gpu help-query-compute-apps; do
+  expect_match "man page mentions --$opt" "$man" -- "--$opt"
+  expect_match "query --help mentions --$opt" "$help" -- "--$opt"
+done
+expect_match "gpumon --help lists query" "$("$GPUMON" --help)" "query +nvidia-smi compatible"
+done_tests
