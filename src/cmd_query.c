@@ -325,12 +325,7 @@ static int query_run(const struct query_opts *o, bool as_smi)
         if (out_write(&out, b.data, b.len) != 0 || step == 0)
             break;
         sbuf_reset(&b);
-        next += step;
-        uint64_t now = util_mono_ns();
-        if (now > next)
-            next += ((now - next) / step + 1) * step;
-        struct timespec until = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
-        while (!query_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+        for (uint64_t st = step; !query_stop && util_sleep_next(&next, st) == EINTR; st = 0)
             ;
     }
     sbuf_free(&b);

@@ -114,12 +114,6 @@ static int watch_parse(int argc, char **argv, struct watch_opts *o)
     return 0;
 }
 
-static void watch_deadline(struct timespec *t, uint64_t ns)
-{
-    t->tv_sec = (time_t)(ns / 1000000000ull);
-    t->tv_nsec = (long)(ns % 1000000000ull);
-}
-
 static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct sink *sk, struct out *out)
 {
     struct sbuf b;
@@ -137,13 +131,7 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
         sbuf_reset(&b);
         if (o->count && n + 1 >= o->count)
             break;
-        next += step;
-        uint64_t now = util_mono_ns();
-        if (now > next)
-            next += ((now - next) / step + 1) * step;   /* skip missed deadlines */
-        struct timespec until;
-        watch_deadline(&until, next);
-        while (!watch_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+        for (uint64_t st = step; !watch_stop && util_sleep_next(&next, st) == EINTR; st = 0) {
             if (watch_hup) {
                 char err[512];
                 watch_hup = 0;
