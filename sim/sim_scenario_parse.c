@@ -526,6 +526,10 @@ static int parse_block_header(struct sim_parse *p, const char *v, struct parse_b
     b->active = 1;
     b->lo = (unsigned int)lo;
     b->hi = (unsigned int)hi;
+    /* GPUs get their defaults when first declared (lower indices too: the
+     * count is 1 + the highest index), not all SIM_MAX_GPUS up front. */
+    for (unsigned int i = p->sc->ngpus; i <= hi; i++)
+        sim_scenario_default_gpu(&p->sc->gpus[i]);
     if (hi + 1 > p->sc->ngpus)
         p->sc->ngpus = (unsigned int)hi + 1;
     return 0;
@@ -601,8 +605,6 @@ struct sim_scenario *sim_scenario_parse_text(const char *text, size_t len, const
     sc->seed = 1;
     sc->sample_period_ms = 166;
     sc->pcie_latency_ms = 20;
-    for (unsigned int i = 0; i < SIM_MAX_GPUS; i++)
-        sim_scenario_default_gpu(&sc->gpus[i]);
     memset(&p, 0, sizeof(p));
     p.sc = sc;
     p.path = path;
