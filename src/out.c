@@ -77,29 +77,26 @@ static void out_trim_backlog(struct out *o)
 int out_write(struct out *o, const char *buf, size_t len)
 {
     const char *where = o->path ? o->path : "standard output";
-    if (o->backlog.len == 0 && out_write_all(o, buf, len) == 0)
-        return 0;   /* the usual case: no copy */
-    if (o->backlog.len == 0 && errno == EPIPE)
-        return -1;
-    sbuf_add(&o->backlog, buf, len);
-    out_trim_backlog(o);
-    if (o->backlog.len == len && o->failing == false) {
-        util_warn("cannot write to %s: %s; keeping records in memory and retrying at every sample", where,
-                  strerror(errno));
-        o->failing = true;
-        return 0;
-    }
-    if (out_write_all(o, o->backlog.data, o->backlog.len) == 0) {
-        if (o->failing)
+    if (o->backlog.len == 0) {
+        if (out_write_all(o, buf, len) == 0)
+            return 0;   /* the usual case: no copy */
+        if (errno == EPIPE)
+            return -1;
+        sbuf_add(&o->backlog, buf, len);
+    } else {
+        sbuf_add(&o->backlog, buf, len);
+        out_trim_backlog(o);
+        if (out_write_all(o, o->backlog.data, o->backlog.len) == 0) {
             util_warn("writing to %s again: delayed records written%s", where,
                       o->dropped ? " (some were dropped: the backlog was full)" : "");
-        o->failing = false;
-        sbuf_reset(&o->backlog);
-        return 0;
-    }
-    if (errno == EPIPE) {
-        sbuf_reset(&o->backlog);   /* the reader is gone: nothing will ever read these */
-        return -1;
+            o->failing = false;
+            sbuf_reset(&o->backlog);
+            return 0;
+        }
+        if (errno == EPIPE) {
+            sbuf_reset(&o->backlog);   /* the reader is gone: nothing will ever read these */
+            return -1;
+        }
     }
     if (!o->failing)
         util_warn("cannot write to %s: %s; keeping records in memory and retrying at every sample", where,

@@ -207,10 +207,12 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
         struct value *v = &rg->v[id];
         if (!s->want[id] || m->scope != MS_GPU)
             continue;
-        if (m->cadence == MC_STATIC && (g->h || id == M_INDEX)) {
-            *v = id == M_INDEX ? (struct value){.state = VS_OK, .u.i = g->index} : g->static_v[id];
-        } else if (id == M_STATE || id == M_INDEX || id == M_DRIVER_VERSION) {   /* need no handle */
+        if (id == M_STATE)
+            continue;   /* read last, after the readers below may have found the GPU lost */
+        if (id == M_INDEX || id == M_DRIVER_VERSION) {   /* need no handle */
             m->read(&c, v);
+        } else if (m->cadence == MC_STATIC && g->h) {
+            *v = g->static_v[id];   /* identity stays known after the GPU is lost */
         } else if (!g->h || atomic_load(&g->lost)) {
             int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;
             *v = (struct value){.state = nvml_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
@@ -223,7 +225,7 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
         }
     }
     if (s->want[M_STATE])
-        metric_table[M_STATE].read(&c, &rg->v[M_STATE]);   /* a reader above may have found it lost */
+        metric_table[M_STATE].read(&c, &rg->v[M_STATE]);
     rg->nprocs = 0;
     if (s->processes && g->h && !atomic_load(&g->lost))
         sampler_read_processes(&c, rg);
