@@ -40,11 +40,22 @@ struct record_proc {
     char name[64];
 };
 
+#define RECORD_MAX_XIDS 16
+
+/* One XID code seen on a GPU since monitoring began (cumulative). */
+struct record_xid {
+    unsigned int code;
+    unsigned long long count;
+    struct timespec last;       /* wall clock of the latest occurrence */
+};
+
 struct record_gpu {
     unsigned int index;
     struct value v[RECORD_MAX_METRICS];   /* indexed by enum metric_id */
     unsigned int nprocs;
     struct record_proc procs[RECORD_MAX_PROCS];
+    unsigned int nxids;                   /* distinct codes, most recent first once full */
+    struct record_xid xids[RECORD_MAX_XIDS];
 };
 
 struct record {
