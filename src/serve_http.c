@@ -118,10 +118,10 @@ static enum MHD_Result serve_http_handle(void *cls, struct MHD_Connection *c, co
         *upload_size = 0;
         return MHD_YES;
     }
-    if (!*con_cls) {      /* headers only so far */
+    if (!*con_cls) {      /* headers only so far: answer once the whole request is read, so the
+                           * connection can be kept alive */
         *con_cls = h;
-        if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-            return MHD_YES;   /* answered after any body is read */
+        return MHD_YES;
     }
     if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
         return serve_http_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method %s not allowed: use GET\n", method);
