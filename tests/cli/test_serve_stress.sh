@@ -1,0 +1,124 @@
+# gpumon serve under hostile load on loopback, bounded in count and time:
+# 1,000 concurrent connections (idle ones, slow clients sending a byte a
+# second, malformed requests, oversized headers) while a scraper keeps
+# scraping. Every scrape must succeed promptly, hostile requests must get
+# HTTP errors (or be dropped), and memory must stay bounded.
+. "$(dirname "$0")/lib.sh"
+PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+GPUMON_SIM_SCENARIO="$SCN/idle-8xh200.scn" "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$PORT" \
+  --interval 100ms --web.timeout 5s 2> "$T/serve.err" &
+pid=$!
+trap 'kill -9 $pid 2>/dev/null; rm -rf "$T"' EXIT
+"$PY" - "$PORT" "$pid" <<'EOF' && ok || fail "serve under 1,000 hostile connections (see above)"
+import resource, socket, sys, threading, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+
+def rss_kib():
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+
+def scrape(timeout=2.0):
+    t0 = time.monotonic()
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    return data, time.monotonic() - t0
+
+for _ in range(100):
+    try:
+        scrape()
+        break
+    except OSError:
+        time.sleep(0.05)
+body, _ = scrape()
+assert body.startswith(b"HTTP/1.1 200"), body[:80]
+rss_before = rss_kib()
+
+conns, answers = [], {"junk": [], "bad": [], "big": []}
+def open_conn(kind):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    conns.append((kind, s))
+    return s
+for i in range(400):
+    open_conn("idle")
+for i in range(300):
+    open_conn("slow").sendall(b"G")
+for i in range(100):
+    open_conn("junk").sendall(b"\x00\xff\x01 %d \r\n\r\n" % i)
+for i in range(100):
+    open_conn("bad").sendall(b"GARBAGE %d\r\n\r\n" % i if i % 2 else b"GET /metrics HTTP/9.9\r\n\r\n")
+for i in range(100):
+    open_conn("big").sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n")
+print("1000 hostile connections open")
+
+stop = threading.Event()
+def slow_loop():   # a byte a second on each slow connection
+    request = b"ET /metrics HTTP/1.1\r\nHost: x\r\n"
+    k = 0
+    while not stop.wait(1.0) and k < len(request):
+        for kind, s in conns:
+            if kind == "slow":
+                try:
+                    s.sendall(request[k:k + 1])
+                except OSError:
+                    pass
+        k += 1
+threading.Thread(target=slow_loop, daemon=True).start()
+
+lat, failures = [], 0
+t_end = time.monotonic() + 6
+while time.monotonic() < t_end:
+    try:
+        data, dt = scrape()
+        if data.startswith(b"HTTP/1.1 200") and b"gpumon_gpu_info" in data:
+            lat.append(dt)
+        else:
+            failures += 1
+    except OSError as e:
+        failures += 1
+    time.sleep(0.05)
+stop.set()
+
+def status_of(s):
+    try:
+        s.settimeout(3)
+        return s.recv(64)[:12]
+    except OSError:
+        return b"(closed)"
+for kind in ("junk", "bad", "big"):
+    for k, s in conns:
+        if k == kind:
+            answers[kind].append(status_of(s))
+rss_after = rss_kib()
+for _, s in conns:
+    s.close()
+lat.sort()
+p99 = lat[int(len(lat) * 0.99) - 1] if lat else None
+print("scrapes: %d ok, %d failed; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms"
+      % (len(lat), failures, lat[len(lat) // 2] * 1000, p99 * 1000, lat[-1] * 1000))
+print("binary junk answered:", sorted(set(answers["junk"])))
+print("malformed requests answered:", sorted(set(answers["bad"])))
+print("oversized headers answered:", sorted(set(answers["big"])))
+print("RSS: %d KiB before, %d KiB with 1000 connections" % (rss_before, rss_after))
+assert failures == 0 and len(lat) >= 40, (failures, len(lat))
+assert lat[-1] < 1.0, "slowest scrape %.3f s" % lat[-1]
+assert all(a.startswith(b"HTTP/1.1 4") or a in (b"", b"(closed)") for a in answers["junk"]), answers["junk"][:3]
+assert all(a.startswith(b"HTTP/1.1 4") or a.startswith(b"HTTP/1.1 505") for a in answers["bad"]), answers["bad"][:3]
+assert all(a.startswith(b"HTTP/1.1 4") or a in (b"", b"(closed)") for a in answers["big"]), answers["big"][:3]
+assert rss_after < rss_before + 64 * 1024, "RSS grew from %d to %d KiB" % (rss_before, rss_after)
+# afterwards: still serving
+body, _ = scrape()
+assert body.startswith(b"HTTP/1.1 200")
+EOF
+kill -TERM $pid; wait $pid; rc=$?
+expect_eq "clean exit after the load" "$rc" 0
+done_tests
