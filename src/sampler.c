@@ -28,6 +28,7 @@ struct sampler {
     bool want_slow, want_host, processes;
     struct host_sample host;
     uint64_t host_ns;           /* when /proc was last read */
+    struct value host_v[RECORD_MAX_METRICS];   /* host metrics from that read */
     uint64_t tick;
     char hostname[256];
     pthread_t slow_thread;
@@ -252,8 +253,12 @@ void sampler_sample(struct sampler *s, struct record *rec)
         struct read_ctx c = {NULL, &s->host, s->tick};
         for (int id = 0; id < METRIC_COUNT; id++)
             if (s->want[id] && metric_table[id].scope == MS_HOST)
-                metric_table[id].read(&c, &rec->host[id]);
+                metric_table[id].read(&c, &s->host_v[id]);
     }
+    /* every record gets the host figures, fresh or repeated, so a caller
+     * may start each record from scratch */
+    if (s->want_host)
+        memcpy(rec->host, s->host_v, sizeof rec->host);
     for (unsigned i = 0; i < s->ngpus; i++)
         sampler_fill_gpu(s, &s->gpus[i], &s->rgpus[i]);
     rec->ngpus = s->ngpus;

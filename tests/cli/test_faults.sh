@@ -20,6 +20,30 @@ after = gaps[gaps.index(big[0]) + 1:]
 assert len(after) >= 8 and max(after) < 0.6, after   # sampling went on at its interval
 "
 
+# --- a metric turning NO_PERMISSION mid-run -------------------------------
+GPUMON_SIM_START=9 GPUMON_SIM_SCENARIO="$SCN/metrics-unsupported.scn" "$GPUMON" watch --nvml "$SIM" \
+  --interval 100ms --count 20 --format jsonl > "$T/perm.jsonl" 2> /dev/null
+pycheck "$T/perm.jsonl" "
+first, last = recs[0]['gpus'][0], recs[-1]['gpus'][0]
+assert isinstance(first['power.draw'], float) and 'power.draw' not in first.get('errors', {}), first.get('errors')
+assert last['power.draw'] is None and 'ermission' in last['errors']['power.draw'], last.get('errors')
+assert last['utilization.gpu'] is not None and last['ecc.errors.corrected.volatile.total'] is None
+"
+PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+GPUMON_SIM_START=9 GPUMON_SIM_SCENARIO="$SCN/metrics-unsupported.scn" "$GPUMON" serve --nvml "$SIM" \
+  --web.listen-address "127.0.0.1:$PORT" --interval 100ms 2> /dev/null &
+spid=$!
+for _ in $(seq 100); do curl -s -o "$T/p1.txt" "http://127.0.0.1:$PORT/metrics" && break; sleep 0.05; done
+sleep 1.5
+curl -s -o "$T/p2.txt" "http://127.0.0.1:$PORT/metrics"
+kill $spid; wait $spid
+expect_match "power exported before" "$(grep -c '^gpumon_gpu_power_watts{' "$T/p1.txt")" '^1$'
+expect_eq "power series gone after" "$(grep -c '^gpumon_gpu_power_watts{' "$T/p2.txt")" 0
+e1=$(awk '/^gpumon_exporter_collection_errors_total/ {print $2}' "$T/p1.txt")
+e2=$(awk '/^gpumon_exporter_collection_errors_total/ {print $2}' "$T/p2.txt")
+[ "${e2:-0}" -gt "${e1:-0}" ] && ok || fail "collection errors counted: got $e1 then $e2, expected a rise"
+expect_eq "no ECC series on a board without ECC" "$(grep -c '^gpumon_gpu_ecc_' "$T/p2.txt")" 0
+
 # --- full disk ------------------------------------------------------------
 command -v prlimit > /dev/null || { fail "prlimit (util-linux) is missing"; done_tests; exit 1; }
 ( ulimit -S -f 16; exec "$GPUMON" watch --nvml "$SIM" --interval 20ms --format jsonl -o "$T/full.jsonl" ) \
