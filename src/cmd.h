@@ -11,6 +11,7 @@
 int cmd_watch(int argc, char **argv);
 /* as_smi: invoked as nvidia-smi, so other nvidia-smi options get a clear refusal. */
 int cmd_query(int argc, char **argv, bool as_smi);
+int cmd_serve(int argc, char **argv);
 
 struct cmd_nvml_opts {
     const char *nvml_path;      /* --nvml */

@@ -16,7 +16,8 @@ static const char main_help[] =
     "Commands:\n"
     "  watch          sample GPUs and print or log records (the default)\n"
     "  query          nvidia-smi compatible --query-gpu / --query-compute-apps in its CSV format\n"
-    "                 (also what gpumon does when invoked as nvidia-smi)\n\n"
+    "                 (also what gpumon does when invoked as nvidia-smi)\n"
+    "  serve          Prometheus exporter: /metrics over HTTP(S), optional basic auth, dcgm names\n\n"
     "Global options:\n"
     "  --list-metrics print the metric table: keys, units, Prometheus names, descriptions\n"
     "  --version      print the version\n"
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "query"))
         return cmd_query(argc - 1, argv + 1, false);
+    if (argc > 1 && !strcmp(argv[1], "serve"))
+        return cmd_serve(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "watch"))
         return cmd_watch(argc - 1, argv + 1);
     if (argc > 1 && argv[1][0] != '-') {

@@ -155,6 +155,11 @@ typedef void metric_reader(const struct read_ctx *ctx, struct value *out);
     X(M_REMAP_PENDING, "remapped_rows.pending", "", MK_FLAG, MS_GPU, MC_FAST, 0, \
       "gpumon_gpu_remapped_rows_pending", "gauge", 1, NULL, \
       "Row remappings waiting for the next reset (Ampere and newer)", read_remap_pending) \
+    X(M_XID_COUNT, "xid.count", "", MK_INT, MS_GPU, MC_FAST, 0, NULL, NULL, 1, NULL, \
+      "XID errors reported since gpumon started (Prometheus: gpumon_gpu_xid_errors_total per code)", \
+      read_xid_count) \
+    X(M_XID_LAST, "xid.last", "", MK_INT, MS_GPU, MC_FAST, 0, NULL, NULL, 1, NULL, \
+      "Code of the latest XID error since gpumon started (null: none)", read_xid_last) \
     X(M_PROC_COUNT, "processes.count", "", MK_INT, MS_GPU, MC_FAST, 0, \
       "gpumon_gpu_processes", "gauge", 1, NULL, "Number of processes using the GPU", read_proc_count) \
     X(M_PROC_MEM, "processes.used_memory", "MiB", MK_INT, MS_GPU, MC_FAST, 0, \

@@ -32,6 +32,7 @@ struct sampler {
     char hostname[256];
     pthread_t slow_thread;
     bool slow_running;
+    struct sampler_events *events;
     bool stop;
     pthread_mutex_t stop_mu;
     pthread_cond_t stop_cv;
@@ -187,6 +188,8 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         if (s->want_slow)
             sampler_read_slow(s, g);
     }
+    if (s->want[M_XID_COUNT] || s->want[M_XID_LAST])
+        s->events = sampler_events_start(s->gpus, s->ngpus);
     if (s->want_slow && s->ngpus > 0 && pthread_create(&s->slow_thread, NULL, sampler_slow_main, s) == 0)
         s->slow_running = true;
     *out = s;
@@ -209,7 +212,8 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
             continue;
         if (id == M_STATE)
             continue;   /* read last, after the readers below may have found the GPU lost */
-        if (id == M_INDEX || id == M_DRIVER_VERSION) {   /* need no handle */
+        if (id == M_INDEX || id == M_DRIVER_VERSION || id == M_XID_COUNT || id == M_XID_LAST) {
+            m->read(&c, v);   /* need no handle; XIDs stay known after the GPU is lost */
             m->read(&c, v);
         } else if (m->cadence == MC_STATIC && g->h) {
             *v = g->static_v[id];   /* identity stays known after the GPU is lost */
@@ -226,6 +230,9 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
     }
     if (s->want[M_STATE])
         metric_table[M_STATE].read(&c, &rg->v[M_STATE]);
+    rg->nxids = 0;
+    if (s->events)
+        sampler_events_copy(g, rg);
     rg->nprocs = 0;
     if (s->processes && g->h && !atomic_load(&g->lost))
         sampler_read_processes(&c, rg);
@@ -257,6 +264,7 @@ void sampler_close(struct sampler *s)
 {
     if (!s)
         return;
+    sampler_events_stop(s->events);
     if (s->slow_running) {
         pthread_mutex_lock(&s->stop_mu);
         s->stop = true;

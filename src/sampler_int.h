@@ -50,6 +50,13 @@ struct sampler_gpu {
     struct value static_v[RECORD_MAX_METRICS];  /* once-only metrics, read at open */
     pthread_mutex_t slow_mu;
     struct value slow_v[RECORD_MAX_METRICS];    /* latest slow-thread readings */
+
+    /* XIDs seen since start (sampler_events.c), under slow_mu */
+    nvmlReturn_t xid_rc;                        /* registration result */
+    unsigned nxids;
+    struct record_xid xids[RECORD_MAX_XIDS];
+    unsigned long long xid_total;
+    unsigned xid_last;
 };
 
 struct read_ctx {
@@ -64,5 +71,13 @@ void sampler_prime_samples(struct sampler_gpu *g);
 /* Fills the process list of g (memoized per tick) and copies it to rg. */
 void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg);
 void sampler_gpu_free(struct sampler_gpu *g);
+
+/* The XID event thread: registers the GPUs (NULL when events are not
+ * available: every GPU's xid_rc then says why), and stops it. */
+struct sampler_events;
+struct sampler_events *sampler_events_start(struct sampler_gpu *gpus, unsigned n);
+void sampler_events_stop(struct sampler_events *e);
+/* Copies g's XID list into rg. */
+void sampler_events_copy(struct sampler_gpu *g, struct record_gpu *rg);
 
 #endif

@@ -2,7 +2,7 @@
  * sink_jsonl.c: JSON Lines, one object per sample:
  *   {"timestamp":"2026-11-29T21:03:04.567Z","hostname":"node1",
  *    "host":{"host.cpu.user":12.5,...},
- *    "gpus":[{"index":0,"name":"NVIDIA H200",...,"errors":{...},"processes":[...]}]}
+ *    "gpus":[{"index":0,"name":"NVIDIA H200",...,"errors":{...},"xids":[...],"processes":[...]}]}
  * Keys are metric keys; numbers are numbers; anything not available is null,
  * and when NVML gave a reason other than "not supported", "errors" maps the
  * key to it. This is the log format that diagnose and report read back.
@@ -80,6 +80,26 @@ static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
     sbuf_putc(b, ']');
 }
 
+/* "xids":[{"code":79,"count":1,"last_seen":"..."}], only when any were seen. */
+static void sink_jsonl_xids(const struct record_gpu *g, struct sbuf *b)
+{
+    if (g->nxids == 0)
+        return;
+    sbuf_puts(b, ",\"xids\":[");
+    for (unsigned i = 0; i < g->nxids; i++) {
+        char ts[32];
+        util_rfc3339(&g->xids[i].last, ts);
+        sbuf_puts(b, i ? ",{\"code\":" : "{\"code\":");
+        sbuf_put_int(b, g->xids[i].code);
+        sbuf_puts(b, ",\"count\":");
+        sbuf_put_int(b, (long long)g->xids[i].count);
+        sbuf_puts(b, ",\"last_seen\":\"");
+        sbuf_puts(b, ts);
+        sbuf_puts(b, "\"}");
+    }
+    sbuf_putc(b, ']');
+}
+
 static void sink_jsonl_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
     char ts[32];
@@ -115,6 +135,7 @@ static void sink_jsonl_record(const struct sink *s, const struct record *r, stru
             fmt_value(b, m, &rg->v[m->id], FMT_JSON);
         }
         sink_jsonl_errors(s, rg, b);
+        sink_jsonl_xids(rg, b);
         if (s->processes)
             sink_jsonl_processes(rg, b);
         sbuf_putc(b, '}');

@@ -1,0 +1,171 @@
+/*
+ * sampler_events.c: XID errors, from NVML's event API, on a thread of its
+ * own. One event set for all selected GPUs; each GPU registers only the XID
+ * bit, and only if GetSupportedEventTypes offers it (a GPU without it reads
+ * "unsupported"). The thread waits in slices of 250 ms so that stopping is
+ * prompt, and counts each XID code per GPU with the wall time it was last
+ * seen; the sampler copies those counts into every record. NVML delivers
+ * nothing from before registration, so counts start at zero when gpumon
+ * starts. The per-GPU list lives under the GPU's slow_mu.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sampler_int.h"
+#include "util.h"
+
+#define EVENTS_WAIT_MS 250
+
+struct sampler_events {
+    nvmlEventSet_t set;
+    struct sampler_gpu *gpus;
+    unsigned ngpus;
+    atomic_bool stop;
+    pthread_t thread;
+};
+
+/* Counts one occurrence of code on g; when the list is full, the entry
+ * seen longest ago makes room. Caller holds g->slow_mu. */
+static void events_count(struct sampler_gpu *g, unsigned code, const struct timespec *now)
+{
+    unsigned i, oldest = 0;
+    for (i = 0; i < g->nxids && g->xids[i].code != code; i++)
+        if (g->xids[i].last.tv_sec < g->xids[oldest].last.tv_sec)
+            oldest = i;
+    if (i == g->nxids) {
+        if (g->nxids < RECORD_MAX_XIDS)
+            g->nxids++;
+        else
+            i = oldest;
+        g->xids[i] = (struct record_xid){.code = code};
+    }
+    g->xids[i].count++;
+    g->xids[i].last = *now;
+    g->xid_total++;
+    g->xid_last = code;
+}
+
+static nvmlReturn_t events_wait(nvmlEventSet_t set, nvmlEventData_t *d)
+{
+    memset(d, 0, sizeof *d);
+    if (nvml.nvmlEventSetWait_v2)
+        return nvml.nvmlEventSetWait_v2(set, d, EVENTS_WAIT_MS);
+    nvmlEventData_legacy_t l = {0};
+    nvmlReturn_t r = nvml.nvmlEventSetWait(set, &l, EVENTS_WAIT_MS);
+    d->device = l.device;
+    d->eventType = l.eventType;
+    d->eventData = l.eventData;
+    return r;
+}
+
+static void *events_main(void *arg)
+{
+    struct sampler_events *e = arg;
+    while (!atomic_load(&e->stop)) {
+        nvmlEventData_t d;
+        nvmlReturn_t r = events_wait(e->set, &d);
+        if (r == NVML_ERROR_TIMEOUT)
+            continue;
+        if (r != NVML_SUCCESS) {   /* e.g. a lost GPU: do not spin */
+            struct timespec pause = {0, EVENTS_WAIT_MS * 1000000L};
+            nanosleep(&pause, NULL);
+            continue;
+        }
+        if (!(d.eventType & nvmlEventTypeXidCriticalError))
+            continue;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        for (unsigned i = 0; i < e->ngpus; i++) {
+            struct sampler_gpu *g = &e->gpus[i];
+            if (g->h != d.device)
+                continue;
+            pthread_mutex_lock(&g->slow_mu);
+            events_count(g, (unsigned)d.eventData, &now);
+            pthread_mutex_unlock(&g->slow_mu);
+        }
+    }
+    return NULL;
+}
+
+struct sampler_events *sampler_events_start(struct sampler_gpu *gpus, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        gpus[i].xid_rc = NVML_ERROR_NOT_SUPPORTED;
+    if (!nvml.nvmlEventSetCreate || !nvml.nvmlDeviceRegisterEvents || !nvml.nvmlEventSetFree ||
+        (!nvml.nvmlEventSetWait_v2 && !nvml.nvmlEventSetWait) || n == 0)
+        return NULL;
+    struct sampler_events *e = xcalloc(1, sizeof *e);
+    e->gpus = gpus;
+    e->ngpus = n;
+    if (nvml.nvmlEventSetCreate(&e->set) != NVML_SUCCESS) {
+        free(e);
+        return NULL;
+    }
+    unsigned registered = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct sampler_gpu *g = &gpus[i];
+        unsigned long long types = 0;
+        if (!g->h)
+            continue;
+        if (nvml.nvmlDeviceGetSupportedEventTypes) {
+            g->xid_rc = nvml.nvmlDeviceGetSupportedEventTypes(g->h, &types);
+            if (g->xid_rc == NVML_SUCCESS && !(types & nvmlEventTypeXidCriticalError))
+                g->xid_rc = NVML_ERROR_NOT_SUPPORTED;
+            if (g->xid_rc != NVML_SUCCESS)
+                continue;
+        }
+        g->xid_rc = nvml.nvmlDeviceRegisterEvents(g->h, nvmlEventTypeXidCriticalError, e->set);
+        if (g->xid_rc == NVML_ERROR_UNKNOWN)
+            break;   /* the set is undefined now (facts §21): give up on events */
+        registered += g->xid_rc == NVML_SUCCESS;
+    }
+    if (registered == 0 || pthread_create(&e->thread, NULL, events_main, e) != 0) {
+        for (unsigned i = 0; i < n; i++)
+            gpus[i].xid_rc = gpus[i].xid_rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : gpus[i].xid_rc;
+        nvml.nvmlEventSetFree(e->set);
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void sampler_events_stop(struct sampler_events *e)
+{
+    if (!e)
+        return;
+    atomic_store(&e->stop, true);
+    pthread_join(e->thread, NULL);
+    nvml.nvmlEventSetFree(e->set);
+    free(e);
+}
+
+void sampler_events_copy(struct sampler_gpu *g, struct record_gpu *rg)
+{
+    pthread_mutex_lock(&g->slow_mu);
+    rg->nxids = g->nxids;
+    memcpy(rg->xids, g->xids, g->nxids * sizeof *g->xids);
+    pthread_mutex_unlock(&g->slow_mu);
+}
+
+void read_xid_count(const struct read_ctx *c, struct value *out)
+{
+    struct sampler_gpu *g = c->g;
+    pthread_mutex_lock(&g->slow_mu);
+    if (g->xid_rc == NVML_SUCCESS)
+        *out = (struct value){.state = VS_OK, .u.i = (long long)g->xid_total};
+    else
+        *out = (struct value){.state = nvml_is_unsupported(g->xid_rc) ? VS_UNSUPPORTED : VS_ERROR,
+                              .code = g->xid_rc};
+    pthread_mutex_unlock(&g->slow_mu);
+}
+
+void read_xid_last(const struct read_ctx *c, struct value *out)
+{
+    read_xid_count(c, out);
+    if (out->state == VS_OK) {
+        pthread_mutex_lock(&c->g->slow_mu);
+        *out = c->g->xid_total ? (struct value){.state = VS_OK, .u.i = c->g->xid_last} : (struct value){0};
+        pthread_mutex_unlock(&c->g->slow_mu);
+    }
+}

@@ -1,0 +1,245 @@
+/*
+ * serve_http.c: the exporter's HTTP side, on libmicrohttpd (epoll, an
+ * internal thread pool). Routes: /metrics (the latest snapshot plus the
+ * per-scrape series), /health (200 while collections are fresh, 503 with
+ * the reason once they are not), / (a landing page); GET and HEAD only.
+ * Basic auth and TLS come from the web config. Limits: a connection cap,
+ * an idle timeout (so slow clients cannot hold slots), and a per-connection
+ * memory cap that answers oversized headers with an error. The listening
+ * socket is made here before anything else starts, so an address in use
+ * is reported by name with nothing half-started.
+ */
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "serve.h"
+
+struct serve_http {
+    struct MHD_Daemon *d;
+    struct serve_state *st;
+};
+
+static const char serve_http_landing[] =
+    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpumon exporter</title></head>\n"
+    "<body><h1>gpumon exporter</h1>\n<p>NVIDIA GPU metrics for Prometheus, read through NVML.</p>\n"
+    "<ul><li><a href=\"metrics\">/metrics</a>: the metrics (text format 0.0.4)</li>\n"
+    "<li><a href=\"health\">/health</a>: 200 while collections are fresh, 503 once they are stale</li></ul>\n"
+    "<p>gpumon " GPUMON_VERSION "</p></body></html>\n";
+
+static enum MHD_Result serve_http_reply(struct MHD_Connection *c, unsigned status, const char *type, char *body,
+                                        size_t len, bool owned)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        if (owned)
+            free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    enum MHD_Result rc = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result serve_http_text(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static enum MHD_Result serve_http_text(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+{
+    char *body = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&body, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return MHD_NO;
+    return serve_http_reply(c, status, "text/plain; charset=utf-8", body, (size_t)n, true);
+}
+
+static enum MHD_Result serve_http_metrics(struct serve_http *h, struct MHD_Connection *c)
+{
+    struct serve_state *st = h->st;
+    struct sbuf b;
+    sbuf_init(&b);
+    pthread_mutex_lock(&st->mu);
+    sbuf_add(&b, st->snap, st->snap_len);
+    uint64_t taken = st->snap_ns;
+    pthread_mutex_unlock(&st->mu);
+    unsigned long long n = atomic_fetch_add(&st->scrapes, 1) + 1;
+    prom_render_scrape(&b, (double)(util_mono_ns() - taken) / 1e9, n);
+    return serve_http_reply(c, MHD_HTTP_OK, PROM_CONTENT_TYPE, b.data, b.len, true);
+}
+
+/* Fresh: the served data was begun at most three intervals (and at least
+ * five seconds) ago, so one slow NVML call does not flap the check. */
+static enum MHD_Result serve_http_health(struct serve_http *h, struct MHD_Connection *c)
+{
+    double age = serve_snapshot_age(h->st), limit = 3 * h->st->interval_ms / 1000.0;
+    if (limit < 5)
+        limit = 5;
+    if (age <= limit)
+        return serve_http_text(c, MHD_HTTP_OK, "ok\n");
+    return serve_http_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           "stale: the latest collection began %.1f s ago (interval %.3g s); an NVML call may be "
+                           "hanging\n", age, h->st->interval_ms / 1000.0);
+}
+
+static bool serve_http_authorized(struct serve_http *h, struct MHD_Connection *c)
+{
+    if (!webconfig_has_users(h->st->web))
+        return true;
+    char *password = NULL;
+    char *user = MHD_basic_auth_get_username_password(c, &password);
+    bool ok = webconfig_check_user(h->st->web, user, password);
+    if (password) {
+        memset(password, 0, strlen(password));
+        MHD_free(password);
+    }
+    if (user)
+        MHD_free(user);
+    return ok;
+}
+
+static enum MHD_Result serve_http_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                         const char *version, const char *upload, size_t *upload_size,
+                                         void **con_cls)
+{
+    struct serve_http *h = cls;
+    (void)version;
+    (void)upload;
+    if (*upload_size) {   /* a body: discard it and answer once it is read */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (!*con_cls) {      /* headers only so far */
+        *con_cls = h;
+        if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+            return MHD_YES;   /* answered after any body is read */
+    }
+    if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+        return serve_http_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method %s not allowed: use GET\n", method);
+    if (!serve_http_authorized(h, c)) {
+        static char denied[] = "401 Unauthorized: basic auth required\n";
+        struct MHD_Response *r = MHD_create_response_from_buffer(sizeof denied - 1, denied, MHD_RESPMEM_PERSISTENT);
+        if (!r)
+            return MHD_NO;
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+        enum MHD_Result rc = MHD_queue_basic_auth_fail_response(c, "gpumon", r);
+        MHD_destroy_response(r);
+        return rc;
+    }
+    if (!strcmp(url, "/metrics"))
+        return serve_http_metrics(h, c);
+    if (!strcmp(url, "/health") || !strcmp(url, "/-/healthy"))
+        return serve_http_health(h, c);
+    if (!strcmp(url, "/"))
+        return serve_http_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)serve_http_landing,
+                                sizeof serve_http_landing - 1, false);
+    return serve_http_text(c, MHD_HTTP_NOT_FOUND, "not found: %s (try /metrics)\n", url);
+}
+
+int serve_http_listen(const char *address, char *err, size_t errlen)
+{
+    char host[256] = "", port[16] = "";
+    const char *colon = strrchr(address, ':');
+    if (!colon || !colon[1] || strlen(colon + 1) >= sizeof port || (size_t)(colon - address) >= sizeof host) {
+        snprintf(err, errlen, "--web.listen-address \"%s\": expected [HOST]:PORT, e.g. :9445 or 127.0.0.1:9445",
+                 address);
+        return -1;
+    }
+    memcpy(host, address, (size_t)(colon - address));
+    snprintf(port, sizeof port, "%s", colon + 1);
+    size_t hl = strlen(host);
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {   /* [::1] */
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = '\0';
+    }
+    char *end;
+    long pn = strtol(port, &end, 10);
+    if (*end || pn < 0 || pn > 65535) {
+        snprintf(err, errlen, "--web.listen-address \"%s\": \"%s\" is not a port number (0-65535)", address, port);
+        return -1;
+    }
+    struct addrinfo hints = {.ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
+    int g = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
+    if (g) {
+        snprintf(err, errlen, "--web.listen-address \"%s\": cannot resolve \"%s\": %s", address, host, gai_strerror(g));
+        return -1;
+    }
+    int fd = -1, e = 0;
+    /* Without a host, prefer the IPv6 wildcard (dual stack), then IPv4. */
+    for (int pass = 0; pass < 2 && fd < 0; pass++)
+        for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+            if (!host[0] && (pass == 0) != (a->ai_family == AF_INET6))
+                continue;
+            fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+            if (fd < 0) {
+                e = errno;
+                continue;
+            }
+            int one = 1, zero = 0;
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            if (a->ai_family == AF_INET6 && !host[0])
+                setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+            if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 1024) != 0) {
+                e = errno;
+                close(fd);
+                fd = -1;
+            }
+        }
+    freeaddrinfo(ai);
+    if (fd < 0)
+        snprintf(err, errlen, "--web.listen-address \"%s\": %s%s", address, strerror(e),
+                 e == EADDRINUSE ? " (another exporter or gpumon serve is using it; pick another port)"
+                 : e == EACCES ? " (ports below 1024 need privileges)" : "");
+    return fd;
+}
+
+struct serve_http *serve_http_start(struct serve_state *st, const struct serve_http_opts *o, char *err,
+                                    size_t errlen)
+{
+    const char *cert = webconfig_cert(st->web);
+    if (cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        snprintf(err, errlen, "this libmicrohttpd was built without TLS; remove tls_server_config");
+        return NULL;
+    }
+    struct serve_http *h = xcalloc(1, sizeof *h);
+    h->st = st;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | (cert ? MHD_USE_TLS : 0);
+    struct MHD_OptionItem tls[] = {
+        {cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)webconfig_key(st->web)},
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)webconfig_priorities(st->web)},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    h->d = MHD_start_daemon(flags, 0, NULL, NULL, serve_http_handle, h,
+                            MHD_OPTION_LISTEN_SOCKET, o->listen_fd,
+                            MHD_OPTION_THREAD_POOL_SIZE, 2u,
+                            MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
+                            MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+                            MHD_OPTION_ARRAY, tls,
+                            MHD_OPTION_END);
+    if (!h->d) {
+        snprintf(err, errlen, "libmicrohttpd could not start the server%s", cert ? " (check the TLS settings)" : "");
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void serve_http_stop(struct serve_http *h)
+{
+    if (!h)
+        return;
+    MHD_stop_daemon(h->d);
+    free(h);
+}
