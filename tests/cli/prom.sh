@@ -25,8 +25,15 @@ prom_cleanup() {
 }
 trap prom_cleanup EXIT
 
-# free_port: a TCP port on 127.0.0.1 that nothing listens on right now
-free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# free_ports [N]: N (default 1) distinct TCP ports on 127.0.0.1 that nothing listens on right now
+free_ports() {
+  "$PY" -c '
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))' "${1:-1}"
+}
 
 # start NAME CMD...: runs CMD in the background, output in $T/NAME.log
 start() { local name=$1; shift; "$@" > "$T/$name.log" 2>&1 & PIDS[$name]=$!; }

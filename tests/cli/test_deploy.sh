@@ -98,7 +98,7 @@ fi
 # promtool's linter on what gpumon serve exposes: no problem with gpumon's
 # own names; with --compat dcgm, problems only on the DCGM_ names, whose
 # spelling is dcgm-exporter's and not ours to change.
-port=$(free_port)
+port=$(free_ports)
 serve healthy "$port" --scenario healthy
 if wait_url healthy "http://127.0.0.1:$port/metrics"; then
   sleep 0.5
@@ -108,7 +108,7 @@ if wait_url healthy "http://127.0.0.1:$port/metrics"; then
   expect_eq "promtool check metrics on gpumon serve: exit status and output" "$rc:$out" "0:"
 fi
 stop healthy
-port=$(free_port)
+port=$(free_ports)
 serve compat "$port" --scenario healthy --compat dcgm --collect.processes
 if wait_url compat "http://127.0.0.1:$port/metrics"; then
   sleep 0.5

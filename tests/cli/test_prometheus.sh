@@ -11,7 +11,7 @@
 . "$(dirname "$0")/prom.sh"
 need_prometheus
 
-PA=$(free_port) PB=$(free_port) PC=$(free_port) PD=$(free_port) PP=$(free_port)
+read -r PA PB PC PD PP <<< "$(free_ports 5)"
 A=127.0.0.1:$PA B=127.0.0.1:$PB C=127.0.0.1:$PC D=127.0.0.1:$PD
 API="http://127.0.0.1:$PP/api/v1"
 MIB=1048576
