@@ -3,7 +3,8 @@
 # those missing. Used by the quick start, the test command and CI.
 set -euo pipefail
 pkgs=(gcc make cmake pkg-config libcmocka-dev python3 procps time
-      libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl prometheus python3-yaml)
+      libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl prometheus)
+pkgs+=(python3-yaml)   # tests/cli/test_deploy.sh and test_prometheus.sh read YAML
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -87,16 +87,21 @@ void prom_label_value(struct sbuf *b, const char *s)
     struct sbuf j;
     sbuf_init(&j);
     fmt_json_string(&j, s);
-    for (size_t i = 1; i + 1 < j.len; i++) {
-        if (j.data[i] == '\\' && j.data[i + 1] == 'u') {   /* control characters: drop */
-            i += 5;
+    for (size_t i = 1; i + 1 < j.len; i++) {   /* inside the quotes */
+        char c = j.data[i];
+        if (c != '\\') {
+            sbuf_putc(b, c);
             continue;
         }
-        if (j.data[i] == '\\' && strchr("bfrt", j.data[i + 1])) {
-            i++;
-            continue;
-        }
-        sbuf_putc(b, j.data[i]);
+        c = j.data[++i];
+        if (c == 'u') {   /* U+FFFD kept, other control characters dropped */
+            if (!strncmp(j.data + i + 1, "fffd", 4))
+                sbuf_puts(b, "\xef\xbf\xbd");
+            i += 4;
+        } else if (c == '\\' || c == '"' || c == 'n') {
+            sbuf_putc(b, '\\');
+            sbuf_putc(b, c);
+        }   /* \b \f \r \t: dropped */
     }
     sbuf_free(&j);
 }

@@ -78,12 +78,12 @@ static enum MHD_Result serve_http_metrics(struct serve_http *h, struct MHD_Conne
 }
 
 /* Fresh: the served data was begun at most three intervals (and at least
- * five seconds) ago, so one slow NVML call does not flap the check. */
+ * one second) ago, so one late collection does not flap the check. */
 static enum MHD_Result serve_http_health(struct serve_http *h, struct MHD_Connection *c)
 {
     double age = serve_snapshot_age(h->st), limit = 3 * h->st->interval_ms / 1000.0;
-    if (limit < 5)
-        limit = 5;
+    if (limit < 1)
+        limit = 1;
     if (age <= limit)
         return serve_http_text(c, MHD_HTTP_OK, "ok\n");
     return serve_http_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -118,10 +118,10 @@ static enum MHD_Result serve_http_handle(void *cls, struct MHD_Connection *c, co
         *upload_size = 0;
         return MHD_YES;
     }
-    if (!*con_cls) {      /* headers only so far */
+    if (!*con_cls) {      /* headers only so far: answer once the whole request is read, so the
+                           * connection can be kept alive */
         *con_cls = h;
-        if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-            return MHD_YES;   /* answered after any body is read */
+        return MHD_YES;
     }
     if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
         return serve_http_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method %s not allowed: use GET\n", method);

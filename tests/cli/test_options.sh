@@ -44,4 +44,12 @@ man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
 for opt in interval count once format fields gpus output no-processes nvml sim scenario list-metrics; do
   expect_match "man page mentions --$opt" "$man" -- "--$opt"
 done
+# serve: --help and the man page name every option.
+help=$("$GPUMON" serve --help)
+for opt in web.listen-address web.config.file web.max-connections web.timeout interval gpus compat \
+           collect.processes collect.processes.max textfile nvml sim scenario; do
+  expect_match "serve --help mentions --$opt" "$help" -- "--$opt"
+  expect_match "man page mentions --$opt" "$man" -- "--$opt"
+done
+expect_match "gpumon --help lists serve" "$("$GPUMON" --help)" "serve"
 done_tests

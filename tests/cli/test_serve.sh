@@ -1,0 +1,220 @@
+# gpumon serve: the exposition (values, labels, types, promtool's linter),
+# /health and staleness under a hung NVML call, lost GPUs, XIDs, dcgm
+# names, per-process series, the textfile, TLS with basic auth, and every
+# start-up error (bad web config, address in use) leaving nothing running.
+. "$(dirname "$0")/lib.sh"
+command -v curl > /dev/null || { fail "curl is not installed (scripts/deps.sh installs it)"; done_tests; exit 1; }
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# serve NAME ARGS...: starts gpumon serve in the background on a free port; sets PORT
+serve() {
+  local name=$1; shift
+  PORT=$(free_port)
+  "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$PORT" "$@" 2> "$T/$name.err" &
+  PIDS+=($!)
+  LASTPID=$!
+  for _ in $(seq 100); do
+    curl -sk -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null && return 0
+    curl -sk -o /dev/null "https://127.0.0.1:$PORT/" 2>/dev/null && return 0
+    kill -0 "$LASTPID" 2>/dev/null || break
+    sleep 0.05
+  done
+  fail "serve $name did not start: $(cat "$T/$name.err")"
+}
+metric() {  # metric FILE 'name{labels-regex}' -> value of the first matching series
+  grep -E "^$2 " "$1" | head -1 | awk '{print $NF}'
+}
+
+# --- exposition on the healthy scenario -----------------------------------
+GPUMON_SIM_SCENARIO="$SCN/healthy.scn" serve healthy --interval 100ms
+curl -s -D "$T/h.hdr" "http://127.0.0.1:$PORT/metrics" > "$T/m.txt"
+expect_match "content type" "$(cat "$T/h.hdr")" "Content-Type: text/plain; version=0.0.4; charset=utf-8"
+if command -v promtool > /dev/null; then
+  lint=$(promtool check metrics < "$T/m.txt" 2>&1); rc=$?
+  expect_eq "promtool check metrics says nothing" "$rc:$lint" "0:"
+else fail "promtool is not installed (scripts/deps.sh installs prometheus)"; fi
+expect_eq "info series per GPU" "$(grep -c '^gpumon_gpu_info{' "$T/m.txt")" 2
+expect_match "info labels" "$(grep '^gpumon_gpu_info{gpu="1"' "$T/m.txt")" \
+  'uuid="GPU-[0-9a-f-]+",name="NVIDIA H100 80GB HBM3",pci_bus_id="[0-9A-F:.]+",driver_version="610.43.02"\} 1$'
+expect_eq "memory total in bytes" "$(metric "$T/m.txt" 'gpumon_gpu_memory_total_bytes\{gpu="0",[^}]*\}')" \
+  $((81559 * 1048576))
+expect_eq "one HELP per family" "$(grep -c '^# HELP gpumon_gpu_clock_hertz ' "$T/m.txt")" 1
+expect_eq "clock domains" "$(grep -c '^gpumon_gpu_clock_hertz{gpu="0",.*clock="' "$T/m.txt")" 3
+expect_eq "reasons per GPU" "$(grep -c '^gpumon_gpu_clock_event_reason_active{gpu="0",.*reason="' "$T/m.txt")" 8
+expect_match "energy is a counter" "$(cat "$T/m.txt")" "# TYPE gpumon_gpu_energy_joules_total counter"
+"$PY" - "$T/m.txt" <<'EOF' && ok || fail "values in base units and ranges"
+import re, sys
+v = {}
+for line in open(sys.argv[1]):
+    if line.startswith('#'): continue
+    name, val = line.rsplit(' ', 1)
+    v[name] = float(val)
+def get(prefix): return [x for k, x in v.items() if k.startswith(prefix)]
+u = get('gpumon_gpu_utilization_ratio{')
+assert len(u) == 2 and all(0.7 <= x <= 1 for x in u), u
+assert all(400 <= x <= 700 for x in get('gpumon_gpu_power_watts{')), get('gpumon_gpu_power_watts{')
+assert all(x == 700 for x in get('gpumon_gpu_power_limit_watts{'))
+sm = [x for k, x in v.items() if k.startswith('gpumon_gpu_clock_max_hertz{') and 'clock="sm"' in k]
+assert sm == [1980e6, 1980e6], sm
+assert get('gpumon_host_cpus') and all(k.find('gpu=') < 0 for k in v if k.startswith('gpumon_host_'))
+assert v['gpumon_exporter_gpus'] == 2 and v['gpumon_exporter_gpus_lost'] == 0
+assert 0 <= v['gpumon_exporter_snapshot_age_seconds'] < 1.0, v['gpumon_exporter_snapshot_age_seconds']
+assert not get('gpumon_process_gpu_memory_bytes'), 'processes only with --collect.processes'
+assert not get('DCGM_'), 'dcgm names only with --compat dcgm'
+EOF
+s1=$(metric "$T/m.txt" gpumon_exporter_scrapes_total)
+s2=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^gpumon_exporter_scrapes_total/ {print $2}')
+expect_eq "scrapes counted" "$s2" $((s1 + 1))
+expect_eq "health" "$(curl -s -w ' %{http_code}' "http://127.0.0.1:$PORT/health" | tr -d '\n')" "ok 200"
+expect_match "landing page links" "$(curl -s "http://127.0.0.1:$PORT/")" 'href="metrics".*|href="health"'
+expect_eq "404" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nope")" 404
+expect_eq "POST refused" "$(curl -s -o /dev/null -w '%{http_code}' -d x=1 "http://127.0.0.1:$PORT/metrics")" 405
+expect_eq "HEAD" "$(curl -s -I -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" 200
+big=$(head -c 40000 /dev/zero | tr '\0' a)
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $big" "http://127.0.0.1:$PORT/metrics")
+expect_match "oversized header refused" "$code" '^(4[0-9][0-9]|000)$'
+expect_eq "still serving after it" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" 200
+
+# address in use: a clear error, exit 1, nothing left running
+"$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$PORT" > /dev/null 2> "$T/inuse.err"; rc=$?
+expect_eq "address in use exits 1" "$rc" 1
+expect_match "address in use message" "$(cat "$T/inuse.err")" "127.0.0.1:$PORT.*Address already in use"
+kill -TERM "$LASTPID"; wait "$LASTPID"; rc=$?
+expect_eq "SIGTERM exits 0" "$rc" 0
+
+# --- dcgm names, processes ------------------------------------------------
+GPUMON_SIM_SCENARIO="$SCN/healthy.scn" serve dcgm --interval 100ms --compat dcgm --collect.processes \
+  --collect.processes.max 1
+curl -s "http://127.0.0.1:$PORT/metrics" > "$T/d.txt"
+expect_match "dcgm labels" "$(grep '^DCGM_FI_DEV_GPU_UTIL{gpu="0"' "$T/d.txt")" \
+  'device="nvidia0",Hostname="[^"]+",UUID="GPU-[^"]+",modelName="NVIDIA H100 80GB HBM3"'
+expect_eq "dcgm FB_USED in MiB equals ours in bytes" \
+  "$(metric "$T/d.txt" 'DCGM_FI_DEV_FB_USED\{gpu="0",[^}]*\}')" \
+  "$(( $(metric "$T/d.txt" 'gpumon_gpu_memory_used_bytes\{gpu="0",[^}]*\}') / 1048576 ))"
+expect_match "dcgm energy counter in mJ" "$(cat "$T/d.txt")" "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter"
+for f in DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE DCGM_FI_DEV_SM_CLOCK DCGM_FI_DEV_MEM_CLOCK DCGM_FI_DEV_FB_FREE \
+         DCGM_FI_DEV_MEM_COPY_UTIL; do
+  expect_eq "$f per GPU" "$(grep -c "^$f{" "$T/d.txt")" 2
+done
+expect_match "process series" "$(grep '^gpumon_process_gpu_memory_bytes' "$T/d.txt" | head -1)" \
+  'pid="51200",process_name="python3 train.py --model llama-8b"\} [0-9]+$'
+expect_eq "process count bounded per GPU" "$(grep -c '^gpumon_process_gpu_memory_bytes{gpu="0"' "$T/d.txt")" 1
+kill "$LASTPID"; wait "$LASTPID"
+
+# --- a hung NVML call: scrapes stay fast, staleness shows -----------------
+hang_at=$(awk '$1 == "at" && $3 == "hang" {print $2; exit}' "$SCN/hang.scn")
+GPUMON_SIM_START=$((hang_at - 1)) GPUMON_SIM_SCENARIO="$SCN/hang.scn" serve hang --interval 200ms
+sleep 3.5
+t=$(curl -s -o "$T/hang.txt" -w '%{time_total}' "http://127.0.0.1:$PORT/metrics")
+"$PY" -c "import sys; sys.exit(0 if float('$t') < 0.1 else 1)" && ok || fail "scrape during a hang took ${t}s, expected < 0.1 s"
+age=$(metric "$T/hang.txt" gpumon_exporter_snapshot_age_seconds)
+"$PY" -c "import sys; sys.exit(0 if float('$age') > 1.5 else 1)" && ok || fail "snapshot age during a hang: got $age, expected > 1.5"
+expect_match "health during a hang" "$(curl -s -w ' %{http_code}' "http://127.0.0.1:$PORT/health" | tr -d '\n')" "^stale: .* 503$"
+kill "$LASTPID"; wait "$LASTPID"; rc=$?
+expect_eq "exit while the collector hangs" "$rc" 0
+
+# --- a lost GPU and XIDs --------------------------------------------------
+lost_at=$(awk '$1 == "at" && $3 == "lost" {print $2; exit}' "$SCN/gpu-lost.scn")
+GPUMON_SIM_START=$((lost_at - 1)) GPUMON_SIM_SCENARIO="$SCN/gpu-lost.scn" serve lost --interval 100ms
+sleep 2
+curl -s "http://127.0.0.1:$PORT/metrics" > "$T/l.txt"
+expect_eq "one GPU lost" "$(metric "$T/l.txt" gpumon_exporter_gpus_lost)" 1
+lost_line=$(grep -E '^gpumon_gpu_lost\{.*\} 1$' "$T/l.txt")
+lg=$(printf '%s' "$lost_line" | sed -n 's/.*gpu="\([0-9]*\)".*/\1/p')
+expect_match "lost series" "$lost_line" 'gpu="[0-9]+"'
+expect_eq "a lost GPU's values vanish" "$(grep -c "^gpumon_gpu_utilization_ratio{gpu=\"$lg\"" "$T/l.txt")" 0
+expect_eq "its identity stays" "$(grep -c "^gpumon_gpu_info{gpu=\"$lg\"" "$T/l.txt")" 1
+expect_match "Xid 79 counted on it" "$(cat "$T/l.txt")" "gpumon_gpu_xid_errors_total\{gpu=\"$lg\",[^}]*xid=\"79\"\} 1"
+kill "$LASTPID"; wait "$LASTPID"
+GPUMON_SIM_SPEED=10 GPUMON_SIM_SCENARIO="$SCN/xid-storm.scn" serve xid --interval 100ms
+sleep 3
+curl -s "http://127.0.0.1:$PORT/metrics" > "$T/x.txt"
+n31=$(metric "$T/x.txt" 'gpumon_gpu_xid_errors_total\{gpu="0",[^}]*xid="31"\}')
+expect_match "xid 31 storm counted" "${n31:-none}" '^[0-9]+$'
+[ "${n31:-0}" -ge 20 ] && ok || fail "xid 31 count: got ${n31:-none}, expected >= 20"
+expect_match "xid 48 on GPU 1" "$(cat "$T/x.txt")" 'gpumon_gpu_xid_errors_total\{gpu="1",[^}]*xid="48"\} 1'
+expect_match "last seen timestamp" "$(grep '^gpumon_gpu_xid_last_seen_timestamp_seconds{gpu="1"' "$T/x.txt")" ' 1[0-9]{9}(\.[0-9]+)?$'
+kill "$LASTPID"; wait "$LASTPID"
+
+# --- textfile -------------------------------------------------------------
+mkdir "$T/tf"
+serve textfile --interval 100ms --textfile "$T/tf/gpumon.prom"
+sleep 0.5
+expect_eq "textfile written" "$(ls "$T/tf")" "gpumon.prom"
+"$PY" - "$T/tf/gpumon.prom" <<'EOF' && ok || fail "textfile: every series is NAME{LABELS} VALUE, no timestamp"
+import re, sys
+series = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [-+0-9.eE]+(NaN|Inf)?$')
+lines = [l.rstrip('\n') for l in open(sys.argv[1]) if not l.startswith('#')]
+bad = [l for l in lines if not series.match(l)]
+assert lines and not bad, bad[:3]
+EOF
+command -v promtool > /dev/null && { promtool check metrics < "$T/tf/gpumon.prom" > /dev/null 2>&1 && ok || fail "promtool check metrics on the textfile"; }
+chmod 0555 "$T/tf"
+if [ "$(id -u)" -ne 0 ]; then
+  sleep 0.4
+  expect_match "unwritable textfile warned once" "$(grep -c 'textfile' "$T/textfile.err")" '^1$'
+  expect_eq "serving goes on" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" 200
+fi
+chmod 0755 "$T/tf"
+kill "$LASTPID"; wait "$LASTPID"
+"$GPUMON" serve --nvml "$SIM" --web.listen-address 127.0.0.1:0 --textfile /dev/full/x.prom > /dev/null 2> "$T/tfull.err" &
+p=$!; PIDS+=($p); sleep 0.6; kill "$p"; wait "$p"; rc=$?
+expect_eq "textfile failing does not stop serve" "$rc" 0
+expect_eq "textfile failure reported once" "$(grep -c 'textfile' "$T/tfull.err")" 1
+
+# --- web config: TLS and basic auth ---------------------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 2 -subj /CN=127.0.0.1 \
+  -addext subjectAltName=IP:127.0.0.1 > /dev/null 2>&1 || fail "openssl could not make a test certificate"
+HASH='$2b$10$/1ckNswVKatls7K3/U3.0.HKTdZ7f/yLs7b5qVQoVmqgN9NhZIycG'   # bcrypt of "s3cret"
+cat > "$T/web.yml" <<EOF
+tls_server_config:
+  cert_file: cert.pem
+  key_file: key.pem
+  min_version: TLS12
+basic_auth_users:
+  prometheus: $HASH
+EOF
+if command -v promtool > /dev/null; then
+  promtool check web-config "$T/web.yml" > /dev/null 2>&1 && ok || fail "promtool check web-config refuses our example"
+fi
+serve tls --web.config.file "$T/web.yml"
+code() { curl -sk -o /dev/null -w '%{http_code}' "$@"; }
+expect_eq "TLS with credentials" "$(code -u prometheus:s3cret "https://127.0.0.1:$PORT/metrics")" 200
+expect_eq "TLS again (cached check)" "$(code -u prometheus:s3cret "https://127.0.0.1:$PORT/metrics")" 200
+expect_eq "no credentials" "$(code "https://127.0.0.1:$PORT/metrics")" 401
+expect_eq "wrong password" "$(code -u prometheus:wrong "https://127.0.0.1:$PORT/metrics")" 401
+expect_eq "unknown user" "$(code -u alice:s3cret "https://127.0.0.1:$PORT/metrics")" 401
+expect_match "challenge" "$(curl -sk -D - -o /dev/null "https://127.0.0.1:$PORT/metrics")" 'WWW-Authenticate: Basic realm="gpumon"'
+expect_eq "health also needs credentials" "$(code "https://127.0.0.1:$PORT/health")" 401
+expect_eq "plain HTTP refused on the TLS port" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" 000
+expect_eq "TLS 1.1 refused" "$(code --tls-max 1.1 -u prometheus:s3cret "https://127.0.0.1:$PORT/metrics")" 000
+expect_eq "certificate verifies" "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$T/cert.pem" -u prometheus:s3cret \
+  "https://127.0.0.1:$PORT/metrics")" 200
+kill "$LASTPID"; wait "$LASTPID"
+
+# bad web configs: exit 2, a message naming the problem, and no server left
+bad() {  # bad WHAT REGEX  (config text on stdin)
+  cat > "$T/bad.yml"
+  local p; p=$(free_port)
+  "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$p" --web.config.file "$T/bad.yml" \
+    > /dev/null 2> "$T/bad.err"; local rc=$?
+  expect_eq "$1: exit" "$rc" 2
+  expect_match "$1: message" "$(cat "$T/bad.err")" "$2"
+  expect_eq "$1: nothing listening" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p/")" 000
+}
+printf 'basic_auth_users:\n  bob: plaintext\n' | bad "plain password" "basic_auth_users.bob: not a bcrypt hash"
+printf 'tls_server_config:\n  cert_file: nope.pem\n  key_file: key.pem\n' | bad "missing cert" "cert_file: cannot open .*nope.pem"
+printf 'tls_server_config:\n  cert_file: cert.pem\n' | bad "no key" "both cert_file and key_file"
+printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  min_version: TLS9\n' | bad "bad version" "TLS9"
+printf 'basic_auth_user:\n  bob: x\n' | bad "misspelt key" '"basic_auth_user": unknown'
+printf 'tls_server_config: [\n' | bad "not YAML" "not valid YAML"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key2.pem" -out /dev/null -days 1 -subj /CN=x > /dev/null 2>&1
+printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key2.pem\n' | bad "key of another cert" "cannot be used together"
+"$GPUMON" serve --nvml "$SIM" --web.config.file "$T/none.yml" > /dev/null 2> "$T/bad.err"; rc=$?
+expect_eq "missing web config" "$rc:$(grep -c 'none.yml' "$T/bad.err")" "2:1"
+"$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:99999" > /dev/null 2> "$T/bad.err"; rc=$?
+expect_match "bad port" "$rc $(cat "$T/bad.err")" '^2 .*|^1 .*not a port number'
+"$GPUMON" serve --nvml "$SIM" --compat prom > /dev/null 2> "$T/bad.err"; rc=$?
+expect_eq "bad --compat" "$rc" 2
+done_tests
