@@ -2,7 +2,7 @@
 # deps.sh: installs the Debian packages gpumon's build and tests need, only
 # those missing. Used by the quick start, the test command and CI.
 set -euo pipefail
-pkgs=(gcc make cmake libcmocka-dev python3 procps time)
+pkgs=(gcc make cmake libcmocka-dev libjansson-dev python3 procps time chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
