@@ -7,10 +7,15 @@
  * closure of the parent links from the root, and its CPU is the growth of
  * each member's own plus reaped children's ticks since the previous read
  * (matched by pid and start time, so a reused pid is a new process).
+ * The busiest process is judged by demand, not use: the time its main
+ * thread ran or waited for a CPU (/proc/PID/schedstat), so a loader that
+ * would take a whole core still reads as saturated on a crowded machine;
+ * without schedstat, its CPU ticks stand in.
  */
 #include "host.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +110,20 @@ static int host_list_procs(const char *proc, struct host_pid_stat **out)
     return n;
 }
 
+/* Main-thread run + run-queue wait time in ns, or 0 when unknown. */
+static unsigned long long host_sched_ns(const char *proc, int pid)
+{
+    char path[512];
+    unsigned long long run = 0, wait = 0;
+    snprintf(path, sizeof path, "%s/%d/schedstat", proc, pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int n = fscanf(f, "%llu %llu", &run, &wait);
+    fclose(f);
+    return n == 2 ? run + wait : 0;
+}
+
 static int host_pid_cmp(const void *a, const void *b)
 {
     int x = ((const struct host_pid_stat *)a)->pid, y = ((const struct host_pid_stat *)b)->pid;
@@ -114,6 +133,7 @@ static int host_pid_cmp(const void *a, const void *b)
 static void host_read_job(struct host_sample *h)
 {
     struct host_pid_stat *ps;
+    uint64_t now = util_mono_ns();   /* before the scan, like the previous read's time */
     int n = host_list_procs(h->proc_path, &ps);
     /* Membership by the parent links, memoized: 0 unknown, 1 in the tree, 2 not. */
     qsort(ps, n, sizeof *ps, host_pid_cmp);
@@ -141,7 +161,6 @@ static void host_read_job(struct host_sample *h)
     }
     free(chain);
     long tck = sysconf(_SC_CLK_TCK);
-    uint64_t now = util_mono_ns();
     double secs = (double)(now - h->job_ns) / 1e9, total = 0, top = 0;
     long long rss = 0;
     int procs = 0;
@@ -149,22 +168,27 @@ static void host_read_job(struct host_sample *h)
     for (int i = 0; i < n; i++) {
         if (in[i] != 1 || procs >= HOST_JOB_MAX)
             continue;
-        unsigned long long own = ps[i].utime + ps[i].stime, all = own + ps[i].cutime + ps[i].cstime, before = 0;
-        for (int j = 0; j < h->job_nprev; j++)
+        unsigned long long all = ps[i].utime + ps[i].stime + ps[i].cutime + ps[i].cstime;
+        unsigned long long sched = host_sched_ns(h->proc_path, ps[i].pid);
+        const struct host_job_proc *prev = NULL;
+        for (int j = 0; j < h->job_nprev && !prev; j++)
             if (h->job_prev[j].pid == ps[i].pid && h->job_prev[j].start == ps[i].start)
-                before = h->job_prev[j].ticks;
-        double d = all > before ? (double)(all - before) : 0;
+                prev = &h->job_prev[j];
+        double d = prev ? (all > prev->ticks ? (double)(all - prev->ticks) : 0) : (double)all;
+        double demand = d / (tck > 0 ? (double)tck : 100);   /* seconds */
+        if (sched && prev && prev->sched_ns && sched >= prev->sched_ns)
+            demand = fmin((double)(sched - prev->sched_ns) / 1e9, secs);   /* one thread: at most one core */
         total += d;
-        if (d > top)
-            top = d;
+        if (demand > top)
+            top = demand;
         rss += ps[i].rss_pages;
-        next[procs++] = (struct host_job_proc){ps[i].pid, ps[i].start, all};
+        next[procs++] = (struct host_job_proc){ps[i].pid, ps[i].start, all, sched};
     }
     /* The first read only sets the baseline. */
     h->job_ok = h->job_ns != 0 && secs > 0 && tck > 0;
     if (h->job_ok) {
         h->job_cpu = total / (double)tck / secs;
-        h->job_cpu_top = top / (double)tck / secs;
+        h->job_cpu_top = top / secs;
     }
     long page = sysconf(_SC_PAGESIZE);
     h->job_rss_kib = rss * (page > 0 ? page : 4096) / 1024;

@@ -22,6 +22,7 @@ struct host_cpu_times {
 struct host_job_proc {
     int pid;
     unsigned long long start, ticks;   /* start time and own+children CPU ticks */
+    unsigned long long sched_ns;       /* main thread's time running or waiting to run */
 };
 
 struct host_sample {
@@ -34,7 +35,8 @@ struct host_sample {
     /* The watched process tree (host_job_watch); job_pid 0: none. */
     int job_pid;
     bool job_ok;                /* job_* below are valid (from the second read on) */
-    double job_cpu, job_cpu_top;   /* cores: whole tree, busiest process */
+    double job_cpu;             /* cores the whole tree used */
+    double job_cpu_top;         /* CPU demand of the busiest process, cores (see host.c) */
     long long job_rss_kib;
     int job_procs;
     const char *proc_path;      /* "/proc"; tests may redirect */

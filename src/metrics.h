@@ -181,7 +181,8 @@ typedef void metric_reader(const struct read_ctx *ctx, struct value *out);
       "CPU used by the watched process tree (gpumon run), in cores", read_job_cpu) \
     X(M_JOB_CPU_TOP, "job.cpu.top", "cores", MK_FLOAT, MS_HOST, MC_FAST, 2, \
       "gpumon_job_cpu_top_cores", "gauge", 1, NULL, \
-      "CPU used by the busiest single process of the watched tree, in cores", read_job_cpu_top) \
+      "CPU demand of the busiest process of the watched tree (time its main thread ran or waited to run), " \
+      "in cores", read_job_cpu_top) \
     X(M_JOB_RSS, "job.rss", "MiB", MK_INT, MS_HOST, MC_FAST, 0, \
       "gpumon_job_memory_rss_bytes", "gauge", 1048576, NULL, \
       "Resident memory of the watched process tree (sum over its processes)", read_job_rss) \
