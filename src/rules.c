@@ -93,6 +93,12 @@ static double mem_share(const struct analyze_gpu_stats *s, double mib)
     return s->mem_ok && s->mem_total > 0 ? 100.0 * mib / s->mem_total : NAN;
 }
 
+/* Memory went from first use to near full at once: a framework's allocator, not growth. */
+static bool prealloc_jump(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->mem_high_t > 0 && s->mem_first_use_t > 0 && s->mem_high_t - s->mem_first_use_t <= T(T_PREALLOC_RISE);
+}
+
 static bool mem_held(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return mem_share(s, s->mem_last) >= T(T_STALL_MEM) || s->procs > 0;
@@ -158,13 +164,14 @@ static bool p_power(const struct analyze_gpu_stats *s, const struct rule_config 
 
 static bool p_mem_pressure(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return mem_share(s, s->mem_last) >= T(T_MEM_HIGH) && mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE);
+    return mem_share(s, s->mem_last) >= T(T_MEM_HIGH) && mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE) &&
+           !prealloc_jump(s, c);
 }
 
 static bool p_prealloc(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return mem_share(s, s->mem_min) >= T(T_MEM_HIGH) && mem_share(s, s->mem_max - s->mem_min) < T(T_MEM_RISE) &&
-           s->mem_high_t > 0 && s->mem_first_use_t > 0 && s->mem_high_t - s->mem_first_use_t <= T(T_PREALLOC_RISE);
+           prealloc_jump(s, c);
 }
 
 static bool p_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c)
