@@ -197,6 +197,7 @@ static bool p_swing(const struct analyze_gpu_stats *s, const struct rule_config 
 static bool p_small_batch(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) &&
+           s->util_p95 - s->util_p5 <= T(T_STEADY_SPREAD) &&
            !cpu_saturated(s, c) && !iowait_high(s, c) && !p_straggler(s, c);
 }
 

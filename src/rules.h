@@ -22,6 +22,7 @@
     X(T_BUSY_UTIL, "busy.util", 40, "%", "sub-second peak at or above which an idle/busy swing counts") \
     X(T_SWING_IDLE, "swing.idle_share", 10, "%", "idle share from which utilization swings (below: steady)") \
     X(T_SWING_GAPS, "swing.gaps", 3, "", "idle gaps in the window needed for a swing") \
+    X(T_STEADY_SPREAD, "steady.spread", 30, "points", "p95 - p5 utilization at most this for steady use") \
     X(T_CPU_SATURATED, "cpu.saturated", 90, "%", \
       "job CPU saturated: busiest process at this share of one core, or the tree at this share of all CPUs") \
     X(T_IOWAIT, "iowait.high", 10, "%", "host iowait at or above which input is I/O-bound") \

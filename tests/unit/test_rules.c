@@ -111,6 +111,10 @@ static void test_small_batch_and_input_cpu(void **state)
     s.util_mean = 49.9;
     assert_true(holds(&s, "small-batch"));
     assert_int_equal(nactive(&s), 1);
+    s.util_p5 = 34.9;   /* p95 - p5 over 30 points: not steady */
+    assert_false(holds(&s, "small-batch"));
+    s.util_p5 = 35;
+    assert_true(holds(&s, "small-batch"));
     /* the job's busiest process just under / at a saturated core */
     s.job_ok = true;
     s.ncpus = 16;
