@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cmd.h"
 #include "diag.h"
@@ -193,8 +194,14 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
     for (bool last = false;;) {
         if (!last) {
             run_child_done = 0;
-            if (waitpid(child, &status, WNOHANG) != 0)
-                last = true;   /* the command ended: one more sample sees it gone */
+            if (waitpid(child, &status, WNOHANG) != 0) {
+                /* The command ended: one more sample sees it gone, taken once the
+                 * sampler's 0.5 s host cadence reads /proc again. */
+                last = true;
+                struct timespec pause = {0, 510000000};
+                while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+                    ;
+            }
         }
         sampler_sample(smp, &rec);
         if (o->output && out_ok) {
