@@ -6,9 +6,10 @@
  * pairs merge (min of mins, max of maxes, sums and counts added) and the
  * width doubles, so the buckets always cover the whole run. Utilization's
  * envelope uses the driver's sub-second min and max where the record has
- * them. Charts draw the envelope as a band, the mean as a line, a break
- * where no record fell, shaded idle/throttled/lost stretches, and the
- * verdict changes as vertical marks.
+ * them. Charts draw the envelope as a band and the mean as a line, broken
+ * where records are missing for more than three mean intervals (a bucket
+ * narrower than the interval is empty without being a gap), shaded
+ * idle/throttled/lost stretches, and the verdict changes as vertical marks.
  */
 #include <math.h>
 #include <stdint.h>
@@ -46,6 +47,8 @@ struct report_gpu {
     float idle[REPORT_BUCKETS];
     uint32_t nrec[REPORT_BUCKETS], thr[REPORT_BUCKETS], lost[REPORT_BUCKETS];
     double ref[RS_COUNT];   /* the series' ceiling: 100 %, memory total, power limit, max clock */
+    double last_t;
+    unsigned long long nrecords;
     struct report_mark marks[REPORT_MAX_MARKS];
     unsigned nmarks, marks_dropped;
 };
@@ -135,6 +138,8 @@ void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t)
         rs_halve(g);
     if (k + 1 > g->nb)
         g->nb = (unsigned)k + 1;
+    g->last_t = t;
+    g->nrecords++;
     const struct value *v = rg->v;
     for (int s = 0; s < RS_COUNT; s++) {
         double x = rs_num(&v[rs_series[s].metric], rs_series[s].metric), lo = x, hi = x;
@@ -185,21 +190,26 @@ void report_html_escape(struct sbuf *b, const char *s)
     }
 }
 
-/* Shaded stretches: consecutive buckets where pick() holds. */
-static void rs_shade(const struct report_gpu *g, double x0, double bw, const char *cls,
+/* Shaded stretches: runs of buckets where pick() holds; an empty bucket
+ * within gap buckets of the last record takes that record's state. */
+static void rs_shade(const struct report_gpu *g, double x0, double bw, unsigned gap, const char *cls,
                      bool (*pick)(const struct report_gpu *, unsigned), struct sbuf *b)
 {
-    for (unsigned i = 0; i < g->nb;) {
-        if (!pick(g, i)) {
-            i++;
-            continue;
+    bool on = false, state = false;
+    unsigned start = 0, last = 0;
+    for (unsigned i = 0; i <= g->nb; i++) {
+        if (i < g->nb && g->nrec[i])
+            state = pick(g, i), last = i;
+        else if (i == g->nb || i - last > gap)
+            state = false;
+        if (state && !on)
+            start = i, on = true;
+        if (!state && on) {
+            unsigned end = i < g->nb && i - last <= gap ? i : last + 1;
+            sbuf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\"/>", cls,
+                        x0 + start * bw, RS_T, fmax((end - start) * bw, 0.5), RS_H - RS_T - RS_B);
+            on = false;
         }
-        unsigned j = i;
-        while (j < g->nb && pick(g, j))
-            j++;
-        sbuf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\"/>", cls, x0 + i * bw,
-                    RS_T, fmax((j - i) * bw, 0.5), RS_H - RS_T - RS_B);
-        i = j;
     }
 }
 
@@ -244,33 +254,43 @@ static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, st
                 "xmlns=\"http://www.w3.org/2000/svg\">", rs_series[s].title, *m->unit ? m->unit : "-", m->key, RS_W,
                 RS_H, RS_W, RS_H);
     sbuf_printf(b, "<rect class=\"plot\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>", RS_L, RS_T, pw, ph);
-    rs_shade(g, x0, bw, "idle", rs_is_idle, b);
-    rs_shade(g, x0, bw, "thr", rs_is_throttled, b);
-    rs_shade(g, x0, bw, "lost", rs_is_lost, b);
+    double mean_dt = g->nrecords > 1 ? (g->last_t - g->t0) / (double)(g->nrecords - 1) : g->width;
+    unsigned gap = (unsigned)fmax(1, ceil(fmax(3 * mean_dt, 1.5 * g->width) / g->width));
+    rs_shade(g, x0, bw, gap, "idle", rs_is_idle, b);
+    rs_shade(g, x0, bw, gap, "thr", rs_is_throttled, b);
+    rs_shade(g, x0, bw, gap, "lost", rs_is_lost, b);
     if (g->ref[s] > 0 && s != RS_UTIL)
         sbuf_printf(b, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"><title>%s %.0f %s</title>"
                     "</line>", RS_L, RS_L + pw, RS_Y(g->ref[s]), RS_Y(g->ref[s]), s == RS_MEM ? "total"
                     : s == RS_POWER ? "enforced limit" : "maximum", g->ref[s], m->unit);
-    /* envelope bands and mean lines, one per run of non-empty buckets */
+    /* envelope bands and mean lines, one per run of buckets without a real gap */
     for (unsigned i = 0; i < g->nb;) {
         if (!g->s[s][i].n) {
             i++;
             continue;
         }
-        unsigned j = i;
-        while (j < g->nb && g->s[s][j].n)
-            j++;
+        unsigned j = i, last = i, nk = 0, ks[REPORT_BUCKETS];
+        for (; j < g->nb && j - last <= gap; j++)
+            if (g->s[s][j].n)
+                ks[nk++] = last = j;
+        double half = nk == 1 ? fmax(bw / 2, 1) : 0;   /* a lone bucket: a short dash */
         sbuf_puts(b, "<path class=\"band\" d=\"");
-        for (unsigned k = i; k < j; k++)
-            sbuf_printf(b, "%s%.1f,%.1f", k == i ? "M" : "L", x0 + (k + 0.5) * bw, RS_Y(g->s[s][k].max));
-        for (unsigned k = j; k-- > i;)
-            sbuf_printf(b, "L%.1f,%.1f", x0 + (k + 0.5) * bw, RS_Y(g->s[s][k].min));
+        for (unsigned q = 0; q < nk; q++)
+            sbuf_printf(b, "%s%.1f,%.1f", q ? "L" : "M", x0 + (ks[q] + 0.5) * bw - half, RS_Y(g->s[s][ks[q]].max));
+        if (nk == 1)
+            sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[0] + 0.5) * bw + half, RS_Y(g->s[s][ks[0]].max));
+        for (unsigned q = nk; q-- > 0;)
+            sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[q] + 0.5) * bw + half, RS_Y(g->s[s][ks[q]].min));
+        if (nk == 1)
+            sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[0] + 0.5) * bw - half, RS_Y(g->s[s][ks[0]].min));
         sbuf_puts(b, "Z\"/><polyline class=\"mean\" points=\"");
-        for (unsigned k = i; k < j; k++)
-            sbuf_printf(b, "%s%.1f,%.1f", k == i ? "" : " ", x0 + (k + 0.5) * bw,
-                        RS_Y(g->s[s][k].sum / g->s[s][k].n));
+        for (unsigned q = 0; q < nk; q++)
+            sbuf_printf(b, "%s%.1f,%.1f", q ? " " : "", x0 + (ks[q] + 0.5) * bw - half,
+                        RS_Y(g->s[s][ks[q]].sum / g->s[s][ks[q]].n));
+        if (nk == 1)
+            sbuf_printf(b, " %.1f,%.1f", x0 + (ks[0] + 0.5) * bw + half, RS_Y(g->s[s][ks[0]].sum / g->s[s][ks[0]].n));
         sbuf_puts(b, "\"/>");
-        i = j;
+        i = last + 1;
     }
     for (unsigned i = 0; i < g->nmarks; i++) {
         const struct report_mark *mk = &g->marks[i];
