@@ -44,4 +44,13 @@ man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
 for opt in interval count once format fields gpus output no-processes nvml sim scenario list-metrics; do
   expect_match "man page mentions --$opt" "$man" -- "--$opt"
 done
+# run, diagnose and report: in --help and in the man page with their options.
+mainhelp=$("$GPUMON" --help)
+for c in run diagnose report; do
+  expect_match "--help lists $c" "$mainhelp" "^  $c +"
+  expect_match "man page has $c" "$man" "^\.B $c"
+done
+for opt in window threshold list-rules report; do
+  expect_match "man page mentions --$opt" "$man" -- "--$opt"
+done
 done_tests
