@@ -7,11 +7,15 @@
 #define GPUMON_CMD_H
 
 #include <stdbool.h>
+#include "rules.h"
 
 int cmd_watch(int argc, char **argv);
 /* as_smi: invoked as nvidia-smi, so other nvidia-smi options get a clear refusal. */
 int cmd_query(int argc, char **argv, bool as_smi);
 int cmd_serve(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_diagnose(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 struct cmd_nvml_opts {
     const char *nvml_path;      /* --nvml */
@@ -39,5 +43,24 @@ bool cmd_nvml_option(struct cmd_nvml_opts *o, int code, const char *arg);
 int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu);
 /* Prints "gpumon: MSG" and a hint to use --help; returns EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The analysis options of run, diagnose and report (cmd_analysis.c). */
+struct cmd_analysis_opts {
+    struct rule_config cfg;     /* window and thresholds */
+    bool list_rules;
+};
+enum { CMD_OPT_WINDOW = 0x1100, CMD_OPT_THRESHOLD, CMD_OPT_LIST_RULES };
+#define CMD_ANALYSIS_LONGOPTS \
+    {"window", required_argument, NULL, CMD_OPT_WINDOW}, {"threshold", required_argument, NULL, CMD_OPT_THRESHOLD}, \
+    {"list-rules", no_argument, NULL, CMD_OPT_LIST_RULES}
+#define CMD_ANALYSIS_HELP \
+    "  --window DUR         sliding analysis window per GPU (default 30s; e.g. 10s, 2m)\n" \
+    "  --threshold NAME=VALUE  change a rule threshold (repeatable; --list-rules lists them)\n" \
+    "  --list-rules         print the rules, their severities and thresholds, and exit\n"
+
+void cmd_analysis_init(struct cmd_analysis_opts *o);
+/* Handles an analysis option code: 1 if it was one, 0 if not, or
+ * EXIT_USAGE after printing the problem. */
+int cmd_analysis_option(const char *cmd, struct cmd_analysis_opts *o, int code, const char *arg);
 
 #endif

@@ -287,7 +287,7 @@ static int query_run(const struct query_opts *o, bool as_smi)
     }
     if (o->file && ftruncate(out.fd, 0) != 0)
         util_warn("cannot truncate %s: %s", o->file, strerror(errno));
-    struct sampler_opts so = {ids, nids, o->ids, 1000, o->app_fields != NULL};
+    struct sampler_opts so = {ids, nids, o->ids, 1000, o->app_fields != NULL, 0};
     struct sampler *smp;
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
         out_close(&out);

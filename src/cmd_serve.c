@@ -217,7 +217,7 @@ int cmd_serve(int argc, char **argv)
         serve_state_free(&st);
         return rc;
     }
-    struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes};
+    struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes, 0};
     if (sampler_open(&st.sampler, &so, err, sizeof err) != 0) {
         nvml_close();
         close(fd);

@@ -201,7 +201,7 @@ int cmd_watch(int argc, char **argv)
     }
     /* Process lists go into JSON Lines unless --no-processes, or --fields names no process metric. */
     bool procs = o.processes && o.format == &sink_jsonl && (!o.fields || want[M_PROC_COUNT] || want[M_PROC_MEM]);
-    struct sampler_opts so = {read_ids, nread, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, procs};
+    struct sampler_opts so = {read_ids, nread, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, procs, 0};
     struct sampler *smp;
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
         nvml_close();

@@ -3,14 +3,26 @@
  * readers of the host rows of the metric table. CPU shares are deltas of
  * the aggregate jiffies between two reads: user includes nice, system
  * includes irq and softirq, and steal counts toward the total only.
+ * The watched process tree: every /proc/PID/stat is read, the tree is the
+ * closure of the parent links from the root, and its CPU is the growth of
+ * each member's own plus reaped children's ticks since the previous read
+ * (matched by pid and start time, so a reused pid is a new process).
+ * The busiest process is judged by demand, not use: the time its main
+ * thread ran or waited for a CPU (/proc/PID/schedstat), so a loader that
+ * would take a whole core still reads as saturated on a crowded machine;
+ * without schedstat, its CPU ticks stand in.
  */
 #include "host.h"
 
+#include <dirent.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "metrics.h"
 #include "sampler_int.h"
+#include "util.h"
 
 int host_parse_stat_line(const char *line, struct host_cpu_times *out)
 {
@@ -56,11 +68,153 @@ static int host_read_mem(struct host_sample *h)
     return found == 3 ? 0 : -1;
 }
 
+int host_parse_pid_stat(const char *text, struct host_pid_stat *out)
+{
+    const char *close = strrchr(text, ')');
+    if (sscanf(text, "%d", &out->pid) != 1 || !close)
+        return -1;
+    /* after "(comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+     * utime stime cutime cstime priority nice threads itrealvalue starttime vsize rss */
+    int n = sscanf(close + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu %*d %*d %*d "
+                   "%*d %llu %*u %lld", &out->ppid, &out->utime, &out->stime, &out->cutime, &out->cstime,
+                   &out->start, &out->rss_pages);
+    return n == 7 ? 0 : -1;
+}
+
+/* Every process's stat; returns the count, *out owned by the caller. */
+static int host_list_procs(const char *proc, struct host_pid_stat **out)
+{
+    DIR *d = opendir(proc);
+    int n = 0, cap = 256;
+    *out = xmalloc(cap * sizeof **out);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[512], text[1024];
+        snprintf(path, sizeof path, "%s/%s/stat", proc, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;   /* the process ended meanwhile */
+        size_t len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        if (n == cap)
+            *out = xrealloc(*out, (cap *= 2) * sizeof **out);
+        if (host_parse_pid_stat(text, &(*out)[n]) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Main-thread run + run-queue wait time in ns, or 0 when unknown. */
+static unsigned long long host_sched_ns(const char *proc, int pid)
+{
+    char path[512];
+    unsigned long long run = 0, wait = 0;
+    snprintf(path, sizeof path, "%s/%d/schedstat", proc, pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int n = fscanf(f, "%llu %llu", &run, &wait);
+    fclose(f);
+    return n == 2 ? run + wait : 0;
+}
+
+static int host_pid_cmp(const void *a, const void *b)
+{
+    int x = ((const struct host_pid_stat *)a)->pid, y = ((const struct host_pid_stat *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+static void host_read_job(struct host_sample *h)
+{
+    struct host_pid_stat *ps;
+    uint64_t now = util_mono_ns();   /* before the scan, like the previous read's time */
+    int n = host_list_procs(h->proc_path, &ps);
+    /* Membership by the parent links, memoized: 0 unknown, 1 in the tree, 2 not. */
+    qsort(ps, n, sizeof *ps, host_pid_cmp);
+    unsigned char *in = xcalloc(n ? n : 1, 1);
+    int *chain = xmalloc((n ? n : 1) * sizeof *chain);
+    for (int i = 0; i < n; i++) {
+        int len = 0, at = i;
+        unsigned char verdict = 2;
+        while (at >= 0 && !in[at] && len < n) {
+            if (ps[at].pid == h->job_pid) {
+                verdict = 1;
+                break;
+            }
+            chain[len++] = at;
+            struct host_pid_stat key = {.pid = ps[at].ppid};
+            struct host_pid_stat *p = ps[at].ppid > 0 ? bsearch(&key, ps, n, sizeof *ps, host_pid_cmp) : NULL;
+            at = p ? (int)(p - ps) : -1;
+        }
+        if (at >= 0 && in[at])
+            verdict = in[at];
+        if (at >= 0 && ps[at].pid == h->job_pid)
+            in[at] = 1;
+        while (len > 0)
+            in[chain[--len]] = verdict;
+    }
+    free(chain);
+    long tck = sysconf(_SC_CLK_TCK);
+    double secs = (double)(now - h->job_ns) / 1e9, total = 0, top = 0;
+    long long rss = 0;
+    int procs = 0;
+    struct host_job_proc *next = xmalloc(HOST_JOB_MAX * sizeof *next);
+    for (int i = 0; i < n; i++) {
+        if (in[i] != 1 || procs >= HOST_JOB_MAX)
+            continue;
+        unsigned long long all = ps[i].utime + ps[i].stime + ps[i].cutime + ps[i].cstime;
+        unsigned long long sched = host_sched_ns(h->proc_path, ps[i].pid);
+        const struct host_job_proc *prev = NULL;
+        for (int j = 0; j < h->job_nprev && !prev; j++)
+            if (h->job_prev[j].pid == ps[i].pid && h->job_prev[j].start == ps[i].start)
+                prev = &h->job_prev[j];
+        double d = prev ? (all > prev->ticks ? (double)(all - prev->ticks) : 0) : (double)all;
+        double demand = d / (tck > 0 ? (double)tck : 100);   /* seconds */
+        if (sched && prev && prev->sched_ns && sched >= prev->sched_ns)
+            demand = fmin((double)(sched - prev->sched_ns) / 1e9, secs);   /* one thread: at most one core */
+        total += d;
+        if (demand > top)
+            top = demand;
+        rss += ps[i].rss_pages;
+        next[procs++] = (struct host_job_proc){ps[i].pid, ps[i].start, all, sched};
+    }
+    /* The first read only sets the baseline. */
+    h->job_ok = h->job_ns != 0 && secs > 0 && tck > 0;
+    if (h->job_ok) {
+        h->job_cpu = total / (double)tck / secs;
+        h->job_cpu_top = top / secs;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    h->job_rss_kib = rss * (page > 0 ? page : 4096) / 1024;
+    h->job_procs = procs;
+    h->job_ns = now;
+    memcpy(h->job_prev, next, procs * sizeof *next);
+    h->job_nprev = procs;
+    free(next);
+    free(in);
+    free(ps);
+}
+
+void host_job_watch(struct host_sample *h, int pid)
+{
+    h->job_pid = pid;
+    h->job_ns = 0;
+    h->job_nprev = 0;
+    host_read_job(h);
+}
+
 void host_init(struct host_sample *h)
 {
     memset(h, 0, sizeof *h);
     h->stat_path = "/proc/stat";
     h->meminfo_path = "/proc/meminfo";
+    h->proc_path = "/proc";
     if (host_read_cpu(h->stat_path, &h->prev) != 0)
         memset(&h->prev, 0, sizeof h->prev);
 }
@@ -82,6 +236,8 @@ void host_read(struct host_sample *h)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     h->ncpus = n > 0 ? (int)n : 0;
     h->mem_ok = host_read_mem(h) == 0;
+    if (h->job_pid > 0)
+        host_read_job(h);
 }
 
 static void host_set(struct value *out, bool ok, double f, long long i, bool is_int)
@@ -125,4 +281,24 @@ void read_host_mem_total(const struct read_ctx *c, struct value *out)
 void read_host_mem_used(const struct read_ctx *c, struct value *out)
 {
     host_set(out, c->host->mem_ok, 0, (c->host->mem_total_kib - c->host->mem_available_kib) / 1024, true);
+}
+
+void read_job_cpu(const struct read_ctx *c, struct value *out)
+{
+    host_set(out, c->host->job_ok, c->host->job_cpu, 0, false);
+}
+
+void read_job_cpu_top(const struct read_ctx *c, struct value *out)
+{
+    host_set(out, c->host->job_ok, c->host->job_cpu_top, 0, false);
+}
+
+void read_job_rss(const struct read_ctx *c, struct value *out)
+{
+    host_set(out, c->host->job_ok, 0, c->host->job_rss_kib / 1024, true);
+}
+
+void read_job_procs(const struct read_ctx *c, struct value *out)
+{
+    host_set(out, c->host->job_ok, 0, c->host->job_procs, true);
 }

@@ -2,15 +2,27 @@
  * host.h: the host side of a record, read from /proc (and nothing else in
  * gpumon reads /proc for the host). CPU shares are computed between two
  * consecutive host_read() calls; the first call after host_init() covers
- * the time since host_init().
+ * the time since host_init(). With host_job_watch(), host_read() also sums
+ * the CPU time and RSS of one process tree (a command and all its
+ * descendants, found through the parent links in /proc/PID/stat).
  */
 #ifndef GPUMON_HOST_H
 #define GPUMON_HOST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct host_cpu_times {
     unsigned long long user, system, iowait, total;
+};
+
+#define HOST_JOB_MAX 1024   /* processes of the watched tree followed between reads */
+
+/* One process of the watched tree at the previous read. */
+struct host_job_proc {
+    int pid;
+    unsigned long long start, ticks;   /* start time and own+children CPU ticks */
+    unsigned long long sched_ns;       /* main thread's time running or waiting to run */
 };
 
 struct host_sample {
@@ -20,11 +32,34 @@ struct host_sample {
     long long mem_total_kib, mem_available_kib;
     struct host_cpu_times prev;
     const char *stat_path, *meminfo_path;   /* /proc/stat and /proc/meminfo; tests may redirect */
+    /* The watched process tree (host_job_watch); job_pid 0: none. */
+    int job_pid;
+    bool job_ok;                /* job_* below are valid (from the second read on) */
+    double job_cpu;             /* cores the whole tree used */
+    double job_cpu_top;         /* CPU demand of the busiest process, cores (see host.c) */
+    long long job_rss_kib;
+    int job_procs;
+    const char *proc_path;      /* "/proc"; tests may redirect */
+    uint64_t job_ns;            /* monotonic time of the previous tree read */
+    int job_nprev;
+    struct host_job_proc job_prev[HOST_JOB_MAX];
 };
 
 void host_init(struct host_sample *h);
 /* Refreshes h from /proc. Values that cannot be read get *_ok = false. */
 void host_read(struct host_sample *h);
+/* Follows the process tree rooted at pid from now on (its first figures
+ * come from the next host_read()). */
+void host_job_watch(struct host_sample *h, int pid);
+/* The fields of /proc/PID/stat that the tree needs. */
+struct host_pid_stat {
+    int pid, ppid;
+    unsigned long long utime, stime, cutime, cstime, start;
+    long long rss_pages;
+};
+/* Parses one /proc/PID/stat text (the command name may hold spaces and
+ * parentheses). Returns 0 or -1. */
+int host_parse_pid_stat(const char *text, struct host_pid_stat *out);
 /* Parses the aggregate "cpu" line of /proc/stat. Returns 0 or -1. */
 int host_parse_stat_line(const char *line, struct host_cpu_times *out);
 

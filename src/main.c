@@ -17,7 +17,11 @@ static const char main_help[] =
     "  watch          sample GPUs and print or log records (the default)\n"
     "  query          nvidia-smi compatible --query-gpu / --query-compute-apps in its CSV format\n"
     "                 (also what gpumon does when invoked as nvidia-smi)\n"
-    "  serve          Prometheus exporter: /metrics over HTTP(S), optional basic auth, dcgm names\n\n"
+    "  serve          Prometheus exporter: /metrics over HTTP(S), optional basic auth, dcgm names\n"
+    "  run            run a training command, watch its GPUs and processes, explain low utilization\n"
+    "                 (gpumon run [OPTIONS] -- CMD ARGS...)\n"
+    "  diagnose       the same analysis of a recorded JSON Lines log (gpumon diagnose LOG.jsonl)\n"
+    "  report         an HTML report with charts and verdicts (gpumon report LOG.jsonl -o FILE.html)\n\n"
     "Global options:\n"
     "  --list-metrics print the metric table: keys, units, Prometheus names, descriptions\n"
     "  --version      print the version\n"
@@ -46,6 +50,12 @@ int main(int argc, char **argv)
         return cmd_serve(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "watch"))
         return cmd_watch(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "diagnose"))
+        return cmd_diagnose(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "report"))
+        return cmd_report(argc - 1, argv + 1);
     if (argc > 1 && argv[1][0] != '-') {
         fprintf(stderr, "gpumon: unknown command \"%s\" (see gpumon --help)\n", argv[1]);
         return EXIT_USAGE;

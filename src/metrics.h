@@ -180,7 +180,20 @@ typedef void metric_reader(const struct read_ctx *ctx, struct value *out);
       "gpumon_host_memory_total_bytes", "gauge", 1048576, NULL, "Host memory installed", read_host_mem_total) \
     X(M_HOST_MEM_USED, "host.memory.used", "MiB", MK_INT, MS_HOST, MC_FAST, 0, \
       "gpumon_host_memory_used_bytes", "gauge", 1048576, NULL, \
-      "Host memory in use (total minus available)", read_host_mem_used)
+      "Host memory in use (total minus available)", read_host_mem_used) \
+    X(M_JOB_CPU, "job.cpu", "cores", MK_FLOAT, MS_HOST, MC_FAST, 2, \
+      "gpumon_job_cpu_cores", "gauge", 1, NULL, \
+      "CPU used by the watched process tree (gpumon run), in cores", read_job_cpu) \
+    X(M_JOB_CPU_TOP, "job.cpu.top", "cores", MK_FLOAT, MS_HOST, MC_FAST, 2, \
+      "gpumon_job_cpu_top_cores", "gauge", 1, NULL, \
+      "CPU demand of the busiest process of the watched tree (time its main thread ran or waited to run), " \
+      "in cores", read_job_cpu_top) \
+    X(M_JOB_RSS, "job.rss", "MiB", MK_INT, MS_HOST, MC_FAST, 0, \
+      "gpumon_job_memory_rss_bytes", "gauge", 1048576, NULL, \
+      "Resident memory of the watched process tree (sum over its processes)", read_job_rss) \
+    X(M_JOB_PROCS, "job.processes", "", MK_INT, MS_HOST, MC_FAST, 0, \
+      "gpumon_job_processes", "gauge", 1, NULL, \
+      "Processes in the watched tree; 0 once the command has ended", read_job_procs)
 
 enum metric_id {
 #define METRIC_ENUM(id, ...) id,

@@ -147,6 +147,8 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         snprintf(s->hostname, sizeof s->hostname, "localhost");
     s->hostname[sizeof s->hostname - 1] = '\0';
     host_init(&s->host);
+    if (o->job_pid > 0)
+        host_job_watch(&s->host, o->job_pid);
 
     if (nvml.get_count(&s->ndev) != NVML_SUCCESS)
         s->ndev = 0;

@@ -22,6 +22,7 @@ struct sampler_opts {
     const char *gpus;           /* comma-separated indices, UUIDs or PCI bus ids; NULL means all */
     double slow_interval_ms;    /* slow-reader period; 0 means 1000 */
     bool processes;             /* fill per-process lists in records */
+    int job_pid;                /* process tree to follow (job.* metrics); 0: none */
 };
 
 struct sampler;

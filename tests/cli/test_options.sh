@@ -52,4 +52,13 @@ for opt in web.listen-address web.config.file web.max-connections web.timeout in
   expect_match "man page mentions --$opt" "$man" -- "--$opt"
 done
 expect_match "gpumon --help lists serve" "$("$GPUMON" --help)" "serve"
+# run, diagnose and report: in --help and in the man page with their options.
+mainhelp=$("$GPUMON" --help)
+for c in run diagnose report; do
+  expect_match "--help lists $c" "$mainhelp" "^  $c +"
+  expect_match "man page has $c" "$man" "^\.B $c"
+done
+for opt in window threshold list-rules report; do
+  expect_match "man page mentions --$opt" "$man" -- "--$opt"
+done
 done_tests

@@ -1,0 +1,495 @@
+/*
+ * analyze.c: the sliding windows and the stats computed from them (see
+ * analyze.h). Each GPU keeps a ring of compact points (NAN or -1 where a
+ * value was not available, never 0) and two 101-bin histograms
+ * (utilization, sub-second peak) updated as points enter and leave, so
+ * percentiles cost 101 steps whatever the window. Idle time uses the
+ * driver's sub-second idle share where the record has it, else the
+ * record's utilization under idle.util. An idle gap is a stretch of idle
+ * records, or the idle part of one mixed record; a gap that a mixed record
+ * ends counts once. Time steps are capped at three median intervals, so a
+ * hole in the data (a hung driver call) is not counted as idle time.
+ */
+#include "analyze.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "metrics.h"
+
+struct analyze_point {
+    double t;
+    float util, umax, idle;          /* %, %, share 0-1 */
+    float mem_used, mem_total, temp, power, plimit, sm, smmax, pcie_tx, pcie_rx;
+    int64_t ecc_uncorr;
+    int32_t reasons;                 /* -1 unknown */
+    int16_t procs;                   /* -1 unknown */
+    uint8_t lost;
+};
+
+struct analyze_host_point {
+    double t;
+    float job_cpu, job_top, job_rss, iowait, ncpus;
+    int32_t job_procs;
+};
+
+struct analyze_gpu {
+    struct analyze_point *ring;
+    unsigned cap, head, n;
+    unsigned long long hist[101], hist_max[101];
+    unsigned long long n_util, n_max;
+    double mem_first_use_t, mem_high_t, idle_since, lost_t;
+    unsigned nxid;
+    struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];
+    struct analyze_gpu_total tot;
+};
+
+struct analyzer {
+    struct rule_config cfg;
+    double now;
+    unsigned ngpus;
+    struct analyze_gpu gpus[ANALYZE_MAX_GPUS];
+    struct analyze_host_point *host;
+    unsigned hcap, hhead, hn;
+};
+
+struct analyzer *analyze_new(const struct rule_config *c)
+{
+    struct analyzer *a = xcalloc(1, sizeof *a);
+    a->cfg = *c;
+    return a;
+}
+
+void analyze_free(struct analyzer *a)
+{
+    if (!a)
+        return;
+    for (unsigned i = 0; i < a->ngpus; i++)
+        free(a->gpus[i].ring);
+    free(a->host);
+    free(a);
+}
+
+unsigned analyze_ngpus(const struct analyzer *a)
+{
+    return a->ngpus;
+}
+
+double analyze_now(const struct analyzer *a)
+{
+    return a->now;
+}
+
+const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i)
+{
+    return i < a->ngpus ? &a->gpus[i].tot : NULL;
+}
+
+double analyze_hist_percentile(const unsigned long long *hist, unsigned long long n, double pct)
+{
+    if (n == 0)
+        return NAN;
+    unsigned long long rank = (unsigned long long)ceil(pct / 100.0 * (double)n), cum = 0;
+    if (rank < 1)
+        rank = 1;
+    for (int b = 0; b <= 100; b++)
+        if ((cum += hist[b]) >= rank)
+            return b;
+    return 100;
+}
+
+static int analyze_bin(float v)
+{
+    int b = (int)lround(v);
+    return b < 0 ? 0 : b > 100 ? 100 : b;
+}
+
+static void analyze_hist(struct analyze_gpu *g, const struct analyze_point *p, int dir)
+{
+    if (!isnan(p->util)) {
+        g->hist[analyze_bin(p->util)] += dir;
+        g->n_util += dir;
+    }
+    if (!isnan(p->umax)) {
+        g->hist_max[analyze_bin(p->umax)] += dir;
+        g->n_max += dir;
+    }
+}
+
+static float analyze_num(const struct value *v, enum metric_id id)
+{
+    if (v->state != VS_OK)
+        return NAN;
+    return metric_table[id].kind == MK_FLOAT ? (float)v->u.f : (float)v->u.i;
+}
+
+static void analyze_point_from(const struct analyzer *a, const struct record_gpu *rg, double t,
+                               struct analyze_point *p)
+{
+    const struct value *v = rg->v;
+    *p = (struct analyze_point){.t = t};
+    p->util = analyze_num(&v[M_UTIL_GPU], M_UTIL_GPU);
+    p->umax = analyze_num(&v[M_UTIL_MAX], M_UTIL_MAX);
+    p->idle = analyze_num(&v[M_UTIL_IDLE], M_UTIL_IDLE) / 100.0f;
+    if (isnan(p->idle) && !isnan(p->util))
+        p->idle = p->util < a->cfg.t[T_IDLE_UTIL] ? 1.0f : 0.0f;
+    p->mem_used = analyze_num(&v[M_MEM_USED], M_MEM_USED);
+    p->mem_total = analyze_num(&v[M_MEM_TOTAL], M_MEM_TOTAL);
+    p->temp = analyze_num(&v[M_TEMP], M_TEMP);
+    p->power = analyze_num(&v[M_POWER], M_POWER);
+    p->plimit = analyze_num(&v[M_POWER_ENFORCED], M_POWER_ENFORCED);
+    if (isnan(p->plimit))
+        p->plimit = analyze_num(&v[M_POWER_LIMIT], M_POWER_LIMIT);
+    p->sm = analyze_num(&v[M_CLOCK_SM], M_CLOCK_SM);
+    p->smmax = analyze_num(&v[M_CLOCK_MAX_SM], M_CLOCK_MAX_SM);
+    p->pcie_tx = analyze_num(&v[M_PCIE_TX], M_PCIE_TX);
+    p->pcie_rx = analyze_num(&v[M_PCIE_RX], M_PCIE_RX);
+    p->ecc_uncorr = v[M_ECC_UNCORR].state == VS_OK ? v[M_ECC_UNCORR].u.i : -1;
+    p->reasons = -1;
+    if (v[M_REASONS].state == VS_OK) {
+        p->reasons = (int32_t)(v[M_REASONS].u.i & 0x7fffffff);
+    } else {   /* the flag rows, bit i is the i-th flag from M_R_IDLE (NVML's order) */
+        static const enum metric_id flags[] = {M_R_IDLE, M_R_APP, M_R_SW_POWER, M_R_HW_SLOW, M_R_SYNC,
+                                               M_R_SW_THERMAL, M_R_HW_THERMAL, M_R_HW_BRAKE};
+        for (int i = 0; i < 8; i++)
+            if (v[flags[i]].state == VS_OK)
+                p->reasons = (p->reasons < 0 ? 0 : p->reasons) | (v[flags[i]].u.i ? 1 << i : 0);
+    }
+    p->procs = v[M_PROC_COUNT].state == VS_OK ? (int16_t)v[M_PROC_COUNT].u.i : -1;
+    p->lost = (v[M_STATE].state == VS_OK && v[M_STATE].u.s && !strcmp(v[M_STATE].u.s, "lost")) ||
+              v[M_UTIL_GPU].state == VS_LOST;
+}
+
+static struct analyze_gpu *analyze_gpu_for(struct analyzer *a, const struct record_gpu *rg)
+{
+    for (unsigned i = 0; i < a->ngpus; i++)
+        if (a->gpus[i].tot.index == rg->index)
+            return &a->gpus[i];
+    if (a->ngpus == ANALYZE_MAX_GPUS)
+        return NULL;
+    struct analyze_gpu *g = &a->gpus[a->ngpus++];
+    g->tot.index = rg->index;
+    g->tot.lost_t = 0;
+    return g;
+}
+
+static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
+                            const struct analyze_point *p)
+{
+    const double *th = a->cfg.t;
+    if (rg->v[M_NAME].state == VS_OK && rg->v[M_NAME].u.s)
+        snprintf(g->tot.name, sizeof g->tot.name, "%s", rg->v[M_NAME].u.s);
+    double frac = p->mem_total > 0 ? p->mem_used / p->mem_total : NAN;
+    if (!isnan(frac)) {
+        if (frac < 0.01)
+            g->mem_first_use_t = 0;   /* nothing held: a later allocation starts afresh */
+        else if (g->mem_first_use_t == 0)
+            g->mem_first_use_t = p->t;
+        if (frac * 100 < th[T_MEM_HIGH])
+            g->mem_high_t = 0;
+        else if (g->mem_high_t == 0)
+            g->mem_high_t = p->t;
+    }
+    bool idle = !isnan(p->util) && p->util < th[T_IDLE_UTIL] && (isnan(p->umax) || p->umax < th[T_IDLE_UTIL]);
+    if (!idle || p->lost)
+        g->idle_since = 0;
+    else if (g->idle_since == 0)
+        g->idle_since = p->t;
+    if (p->lost && g->lost_t == 0)
+        g->lost_t = g->tot.lost_t = p->t;
+    for (unsigned x = 0; x < rg->nxids; x++) {
+        const struct record_xid *rx = &rg->xids[x];
+        unsigned k = 0;
+        while (k < g->nxid && g->xid[k].code != rx->code)
+            k++;
+        if (k == g->nxid) {
+            if (g->nxid == RECORD_MAX_XIDS)
+                continue;
+            g->nxid++;
+            g->xid[k].code = rx->code;
+        }
+        g->xid[k].count = rx->count;
+        g->xid[k].last_t = (double)rx->last.tv_sec + rx->last.tv_nsec / 1e9;
+    }
+    /* whole-run totals */
+    struct analyze_gpu_total *tot = &g->tot;
+    double dt = tot->samples ? p->t - tot->last_t : 0;
+    if (dt > 60)
+        dt = 60;   /* a hole in the data is not throttled time */
+    if (!tot->samples)
+        tot->first_t = p->t;
+    tot->last_t = p->t;
+    tot->samples++;
+    if (!isnan(p->util)) {
+        tot->hist[analyze_bin(p->util)]++;
+        tot->n_util++;
+        tot->idle_sum += isnan(p->idle) ? 0 : p->idle * 100.0;
+    }
+    if (!isnan(p->mem_used) && p->mem_used > tot->mem_peak)
+        tot->mem_peak = p->mem_used;
+    if (!isnan(p->mem_total))
+        tot->mem_total = p->mem_total;
+    if (p->reasons > 0 && (p->reasons & (ANALYZE_THERMAL_MASK | ANALYZE_POWER_MASK)))
+        tot->throttled_s += dt;
+}
+
+void analyze_feed(struct analyzer *a, const struct record *r)
+{
+    double t = (double)r->time.tv_sec + r->time.tv_nsec / 1e9, from = t - a->cfg.window_s;
+    if (t < a->now)
+        return;
+    a->now = t;
+    const struct value *h = r->host;
+    struct analyze_host_point hp = {t, analyze_num(&h[M_JOB_CPU], M_JOB_CPU),
+                                    analyze_num(&h[M_JOB_CPU_TOP], M_JOB_CPU_TOP),
+                                    analyze_num(&h[M_JOB_RSS], M_JOB_RSS),
+                                    analyze_num(&h[M_HOST_IOWAIT], M_HOST_IOWAIT),
+                                    analyze_num(&h[M_HOST_CPUS], M_HOST_CPUS),
+                                    h[M_JOB_PROCS].state == VS_OK ? (int32_t)h[M_JOB_PROCS].u.i : -1};
+    while (a->hn && a->host[a->hhead].t <= from)
+        a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
+    if (a->hn == a->hcap && a->hcap < ANALYZE_MAX_POINTS) {   /* grow, unrolling the ring */
+        unsigned ncap = a->hcap ? a->hcap * 2 : 64;
+        struct analyze_host_point *n = xmalloc(ncap * sizeof *n);
+        for (unsigned i = 0; i < a->hn; i++)
+            n[i] = a->host[(a->hhead + i) % a->hcap];
+        free(a->host);
+        a->host = n, a->hcap = ncap, a->hhead = 0;
+    }
+    if (a->hn == a->hcap)   /* full at the cap: the window is what fits */
+        a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
+    a->host[(a->hhead + a->hn++) % a->hcap] = hp;
+
+    for (unsigned i = 0; i < r->ngpus; i++) {
+        struct analyze_gpu *g = analyze_gpu_for(a, &r->gpus[i]);
+        if (!g)
+            continue;
+        struct analyze_point p;
+        analyze_point_from(a, &r->gpus[i], t, &p);
+        while (g->n && g->ring[g->head].t <= from) {
+            analyze_hist(g, &g->ring[g->head], -1);
+            g->head = (g->head + 1) % g->cap, g->n--;
+        }
+        if (g->n == g->cap && g->cap < ANALYZE_MAX_POINTS) {
+            unsigned ncap = g->cap ? g->cap * 2 : 64;
+            struct analyze_point *n = xmalloc(ncap * sizeof *n);
+            for (unsigned k = 0; k < g->n; k++)
+                n[k] = g->ring[(g->head + k) % g->cap];
+            free(g->ring);
+            g->ring = n, g->cap = ncap, g->head = 0;
+        }
+        if (g->n == g->cap) {
+            analyze_hist(g, &g->ring[g->head], -1);
+            g->head = (g->head + 1) % g->cap, g->n--;
+        }
+        g->ring[(g->head + g->n++) % g->cap] = p;
+        analyze_hist(g, &p, +1);
+        analyze_history(a, g, &r->gpus[i], &p);
+    }
+}
+
+static int analyze_cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Idle share and gaps over the window (see the top of the file). */
+static void analyze_idle(const struct analyze_gpu *g, struct analyze_gpu_stats *s)
+{
+    double dts[64], step = 1;
+    unsigned nd = 0;
+    for (unsigned k = 1; k < g->n && nd < 64; k++)
+        dts[nd++] = g->ring[(g->head + k) % g->cap].t - g->ring[(g->head + k - 1) % g->cap].t;
+    if (nd) {
+        qsort(dts, nd, sizeof *dts, analyze_cmp_double);
+        step = dts[nd / 2];
+    }
+    double idle = 0, total = 0, cur = 0, sum_gaps = 0;
+    bool in_gap = false;
+    for (unsigned k = 0; k < g->n; k++) {
+        const struct analyze_point *p = &g->ring[(g->head + k) % g->cap];
+        double dt = k ? p->t - g->ring[(g->head + k - 1) % g->cap].t : step;
+        if (dt > 3 * step)
+            dt = 3 * step;
+        if (isnan(p->idle) || p->lost)
+            continue;
+        total += dt;
+        idle += p->idle * dt;
+        bool full = p->idle >= 0.95f, part = p->idle > 0 && !full;
+        if ((full || part) && !in_gap) {
+            s->idle_gaps++;
+            cur = 0;
+            in_gap = true;
+        }
+        if (in_gap && (full || part))
+            cur += p->idle * dt;
+        if (in_gap && !full) {   /* a mixed or busy record ends the gap */
+            sum_gaps += cur;
+            if (cur > s->idle_gap_max_s)
+                s->idle_gap_max_s = cur;
+            in_gap = false;
+        }
+    }
+    if (in_gap) {
+        sum_gaps += cur;
+        if (cur > s->idle_gap_max_s)
+            s->idle_gap_max_s = cur;
+    }
+    s->idle_share = total > 0 ? 100.0 * idle / total : NAN;
+    s->idle_gap_mean_s = s->idle_gaps ? sum_gaps / s->idle_gaps : 0;
+}
+
+static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
+{
+    const double *th = a->cfg.t;
+    memset(s, 0, sizeof *s);
+    s->index = g->tot.index;
+    snprintf(s->name, sizeof s->name, "%s", g->tot.name);
+    s->now = a->now;
+    s->window_s = a->cfg.window_s;
+    s->n = g->n;
+    if (g->n == 0)
+        return;
+    const struct analyze_point *first = &g->ring[g->head], *last = &g->ring[(g->head + g->n - 1) % g->cap];
+    s->span_s = last->t - first->t;
+    s->enough = g->n >= th[T_MIN_SAMPLES] && s->span_s >= th[T_MIN_COVERAGE] / 100.0 * a->cfg.window_s;
+    s->n_util = (unsigned)g->n_util;
+    double sum = 0;
+    for (int b = 0; b <= 100; b++)
+        sum += (double)b * (double)g->hist[b];
+    s->util_mean = g->n_util ? sum / (double)g->n_util : NAN;
+    s->util_p5 = analyze_hist_percentile(g->hist, g->n_util, 5);
+    s->util_p50 = analyze_hist_percentile(g->hist, g->n_util, 50);
+    s->util_p95 = analyze_hist_percentile(g->hist, g->n_util, 95);
+    s->util_peak = g->n_max ? analyze_hist_percentile(g->hist_max, g->n_max, 95) : s->util_p95;
+    analyze_idle(g, s);
+    s->idle_for_s = g->idle_since > 0 ? a->now - g->idle_since : 0;
+
+    double mn = INFINITY, mx = -INFINITY, st = 0, sm = 0, stt = 0, stm = 0, nm = 0;
+    double nr = 0, rs[8] = {0}, thermal = 0, power = 0, np = 0, psum = 0, nsm = 0, smsum = 0;
+    double ntx = 0, tx = 0, nrx = 0, rx = 0;
+    long long ecc_first = -1, ecc_last = -1;
+    s->temp_max = s->power_limit = s->sm_max_clock = s->mem_total = NAN;
+    s->oom_t = 0;
+    for (unsigned k = 0; k < g->n; k++) {
+        const struct analyze_point *p = &g->ring[(g->head + k) % g->cap];
+        if (!isnan(p->mem_used) && !isnan(p->mem_total)) {
+            double x = p->t - first->t;
+            mn = fmin(mn, p->mem_used), mx = fmax(mx, p->mem_used);
+            st += x, sm += p->mem_used, stt += x * x, stm += x * p->mem_used, nm++;
+            s->mem_total = p->mem_total, s->mem_last = p->mem_used;
+        }
+        if (k > 0) {
+            const struct analyze_point *q = &g->ring[(g->head + k - 1) % g->cap];
+            if (p->procs >= 0 && q->procs >= 0 && p->procs < q->procs && q->mem_total > 0 &&
+                100.0 * q->mem_used / q->mem_total >= th[T_OOM_MEM]) {
+                s->oom_t = p->t;
+                s->oom_mem_share = 100.0 * q->mem_used / q->mem_total;
+            }
+        }
+        if (p->reasons >= 0) {
+            nr++;
+            for (int b = 0; b < 8; b++)
+                rs[b] += (p->reasons >> b) & 1;
+            thermal += (p->reasons & ANALYZE_THERMAL_MASK) != 0;
+            power += (p->reasons & ANALYZE_POWER_MASK) != 0;
+        }
+        if (!isnan(p->temp))
+            s->temp_max = isnan(s->temp_max) ? p->temp : fmax(s->temp_max, p->temp);
+        if (!isnan(p->power))
+            psum += p->power, np++;
+        if (!isnan(p->plimit))
+            s->power_limit = p->plimit;
+        if (!isnan(p->sm))
+            smsum += p->sm, nsm++;
+        if (!isnan(p->smmax))
+            s->sm_max_clock = p->smmax;
+        if (!isnan(p->pcie_tx))
+            tx += p->pcie_tx, ntx++;
+        if (!isnan(p->pcie_rx))
+            rx += p->pcie_rx, nrx++;
+        if (p->ecc_uncorr >= 0) {
+            if (ecc_first < 0)
+                ecc_first = p->ecc_uncorr;
+            ecc_last = p->ecc_uncorr;
+        }
+    }
+    s->mem_ok = nm > 0;
+    s->mem_min = s->mem_ok ? mn : NAN;
+    s->mem_max = s->mem_ok ? mx : NAN;
+    double den = nm * stt - st * st;
+    s->mem_slope = nm >= 2 && den > 0 ? (nm * stm - st * sm) / den : 0;
+    s->mem_first_use_t = g->mem_first_use_t;
+    s->mem_high_t = g->mem_high_t;
+    s->procs = last->procs;
+    s->n_reasons = (unsigned)nr;
+    for (int b = 0; b < 8; b++)
+        s->reason_share[b] = nr ? 100.0 * rs[b] / nr : 0;
+    s->thermal_share = nr ? 100.0 * thermal / nr : 0;
+    s->power_share = nr ? 100.0 * power / nr : 0;
+    s->power_mean = np ? psum / np : NAN;
+    s->sm_mean = nsm ? smsum / nsm : NAN;
+    s->pcie_tx_mean = ntx ? tx / ntx : NAN;
+    s->pcie_rx_mean = nrx ? rx / nrx : NAN;
+    s->lost = last->lost;
+    s->lost_t = g->lost_t;
+    for (unsigned x = 0; x < g->nxid && s->nxids < ANALYZE_MAX_XIDS; x++)
+        if (g->xid[x].last_t > a->now - a->cfg.window_s) {
+            s->xids[s->nxids].code = g->xid[x].code;
+            s->xids[s->nxids].count = g->xid[x].count;
+            s->xids[s->nxids++].last_t = g->xid[x].last_t;
+        }
+    s->ecc_uncorr_new = ecc_first >= 0 ? ecc_last - ecc_first : 0;
+}
+
+static void analyze_host_stats(const struct analyzer *a, struct analyze_gpu_stats *s)
+{
+    double n = 0, cpu = 0, top = 0, rss = NAN, ni = 0, io = 0;
+    s->ncpus = NAN;
+    s->job_procs = -1;
+    for (unsigned k = 0; k < a->hn; k++) {
+        const struct analyze_host_point *p = &a->host[(a->hhead + k) % a->hcap];
+        if (!isnan(p->job_cpu)) {
+            n++, cpu += p->job_cpu;
+            top += isnan(p->job_top) ? 0 : p->job_top;
+        }
+        if (!isnan(p->job_rss))
+            rss = isnan(rss) ? p->job_rss : fmax(rss, p->job_rss);
+        if (!isnan(p->iowait))
+            ni++, io += p->iowait;
+        if (!isnan(p->ncpus))
+            s->ncpus = p->ncpus;
+        if (p->job_procs >= 0)
+            s->job_procs = p->job_procs;
+    }
+    s->job_ok = n > 0;
+    s->job_cpu = n ? cpu / n : NAN;
+    s->job_cpu_top = n ? top / n : NAN;
+    s->job_rss_max = rss;
+    s->iowait = ni ? io / ni : NAN;
+}
+
+void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out)
+{
+    for (unsigned i = 0; i < a->ngpus; i++) {
+        analyze_gpu_stats(a, &a->gpus[i], &out[i]);
+        analyze_host_stats(a, &out[i]);
+    }
+    /* Peers: the other GPUs of the node that are busy in the job. */
+    for (unsigned i = 0; i < a->ngpus; i++) {
+        double m[ANALYZE_MAX_GPUS];
+        unsigned n = 0;
+        for (unsigned j = 0; j < a->ngpus; j++) {
+            const struct analyze_gpu_stats *o = &out[j];
+            if (j != i && o->enough && !o->lost && !isnan(o->util_mean) &&
+                (o->util_mean >= a->cfg.t[T_IDLE_UTIL] || o->procs > 0))
+                m[n++] = o->util_mean;
+        }
+        qsort(m, n, sizeof *m, analyze_cmp_double);
+        out[i].npeers = n;
+        out[i].peer_median_util = n == 0 ? NAN : n % 2 ? m[n / 2] : (m[n / 2 - 1] + m[n / 2]) / 2;
+    }
+}

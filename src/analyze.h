@@ -1,0 +1,97 @@
+/*
+ * analyze.h: windowed statistics per GPU, the figures the rules judge.
+ *
+ * The analyzer is fed records (live from the sampler, or from logread) in
+ * time order and keeps, per GPU, only the points inside the sliding window
+ * (a ring, at most ANALYZE_MAX_POINTS) plus a few scalars of history (when
+ * memory was first used and first near full, since when the GPU is idle,
+ * XIDs seen), so memory is bounded whatever the run's length. The host
+ * side (job CPU, iowait) has a window of its own. analyze_stats() computes
+ * the stats struct that every rule reads: computed once per evaluation,
+ * figures only, no wording. Whole-run aggregates for the summary (exact
+ * utilization percentiles from a 101-bin histogram, peak memory, time
+ * throttled) are kept alongside.
+ */
+#ifndef GPUMON_ANALYZE_H
+#define GPUMON_ANALYZE_H
+
+#include <stdbool.h>
+#include "record.h"
+#include "rules.h"
+
+#define ANALYZE_MAX_GPUS 64
+#define ANALYZE_MAX_POINTS 65536
+#define ANALYZE_MAX_XIDS 8
+
+/* Reason groups of the clock event reasons mask (NVML bits). */
+#define ANALYZE_THERMAL_MASK 0x68ull   /* hw slowdown 0x8, sw thermal 0x20, hw thermal 0x40 */
+#define ANALYZE_POWER_MASK 0x84ull     /* sw power cap 0x4, hw power brake 0x80 */
+
+struct analyze_gpu_stats {
+    unsigned index;
+    char name[96];
+    double now, window_s, span_s;      /* time of the latest point; span the window's points cover */
+    unsigned n;                        /* points in the window */
+    bool enough;                       /* enough data for window rules */
+    /* utilization (% of time a kernel ran) */
+    unsigned n_util;
+    double util_mean, util_p5, util_p50, util_p95, util_peak;  /* peak: p95 of the sub-second maxima */
+    double idle_share;                 /* % of the window idle (driver sub-second samples where logged) */
+    unsigned idle_gaps;
+    double idle_gap_mean_s, idle_gap_max_s;
+    double idle_for_s;                 /* how long the GPU has been idle without a break, 0 if busy */
+    /* memory (MiB) */
+    bool mem_ok;
+    double mem_total, mem_last, mem_min, mem_max, mem_slope;   /* slope: MiB per second */
+    double mem_first_use_t, mem_high_t;  /* first use (>= 1%), start of the current near-full stretch; 0: none */
+    int procs;                         /* processes on the GPU at the latest point, -1 unknown */
+    double oom_t, oom_mem_share;       /* a process ended while memory was this full (%); oom_t 0: none */
+    /* clocks, power, temperature, PCIe */
+    unsigned n_reasons;
+    double reason_share[8];            /* % of the window each NVML reason bit (1 << i) was active */
+    double thermal_share, power_share; /* % of the window any thermal / power reason was active */
+    double temp_max, power_mean, power_limit, sm_mean, sm_max_clock;
+    double pcie_tx_mean, pcie_rx_mean; /* KB/s; NAN unknown */
+    /* faults */
+    bool lost;
+    double lost_t;
+    unsigned nxids;
+    struct { unsigned code; unsigned long long count; double last_t; } xids[ANALYZE_MAX_XIDS];  /* in the window */
+    long long ecc_uncorr_new;          /* uncorrected ECC errors counted during the window */
+    /* peers (other busy GPUs of the node) */
+    unsigned npeers;
+    double peer_median_util;
+    /* the watched process tree and the host, over the window; NAN unknown */
+    bool job_ok;
+    double job_cpu, job_cpu_top, job_rss_max, ncpus, iowait;
+    int job_procs;
+};
+
+/* Whole-run figures for the summary. */
+struct analyze_gpu_total {
+    unsigned index;
+    char name[96];
+    double first_t, last_t;
+    unsigned long long samples, n_util;
+    unsigned long long hist[101];      /* records per whole-percent utilization */
+    double idle_sum;                   /* sum of per-record idle shares (%) */
+    double mem_peak, mem_total, throttled_s, lost_t;
+};
+
+struct analyzer;
+
+struct analyzer *analyze_new(const struct rule_config *c);
+void analyze_free(struct analyzer *a);
+/* Adds one record. Records earlier than the latest are ignored. */
+void analyze_feed(struct analyzer *a, const struct record *r);
+/* Number of GPUs seen so far (in order of first appearance). */
+unsigned analyze_ngpus(const struct analyzer *a);
+/* Computes the stats of every GPU at the latest point into out[ngpus]. */
+void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out);
+const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i);
+/* Time of the latest record, seconds since the epoch (0 before any). */
+double analyze_now(const struct analyzer *a);
+/* Nearest-rank percentile (0-100) of a 101-bin histogram holding n values. */
+double analyze_hist_percentile(const unsigned long long *hist, unsigned long long n, double pct);
+
+#endif

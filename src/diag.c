@@ -1,0 +1,255 @@
+/*
+ * diag.c: records -> stats -> verdicts -> history and summary (see
+ * diag.h). The history is a fixed array per GPU and rule, so memory does
+ * not grow with the run. A verdict's active time adds the record time
+ * between two evaluations in which it held.
+ */
+#include "diag.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+
+struct diag {
+    struct rule_config cfg;
+    struct analyzer *an;
+    diag_change_fn *fn;
+    void *ctx;
+    double first_t, last_eval;
+    bool evaluated_latest;
+    struct diag_verdict v[ANALYZE_MAX_GPUS][RULE_MAX];
+    bool had_enough[ANALYZE_MAX_GPUS];
+    struct analyze_gpu_stats stats[ANALYZE_MAX_GPUS];
+    struct sbuf ev[RULE_MAX];
+};
+
+struct diag *diag_new(const struct rule_config *c, diag_change_fn *fn, void *ctx)
+{
+    struct diag *d = xcalloc(1, sizeof *d);
+    d->cfg = *c;
+    d->an = analyze_new(c);
+    d->fn = fn;
+    d->ctx = ctx;
+    for (int i = 0; i < RULE_MAX; i++)
+        sbuf_init(&d->ev[i]);
+    return d;
+}
+
+void diag_free(struct diag *d)
+{
+    if (!d)
+        return;
+    analyze_free(d->an);
+    for (int i = 0; i < RULE_MAX; i++)
+        sbuf_free(&d->ev[i]);
+    free(d);
+}
+
+const struct analyzer *diag_analyzer(const struct diag *d)
+{
+    return d->an;
+}
+
+const struct diag_verdict *diag_verdict(const struct diag *d, unsigned i, int r)
+{
+    return &d->v[i][r];
+}
+
+bool diag_had_enough(const struct diag *d, unsigned i)
+{
+    return d->had_enough[i];
+}
+
+static void diag_evaluate(struct diag *d)
+{
+    double now = analyze_now(d->an), dt = d->last_eval > 0 ? now - d->last_eval : 0;
+    unsigned n = analyze_ngpus(d->an);
+    analyze_stats(d->an, d->stats);
+    for (unsigned g = 0; g < n; g++) {
+        const struct analyze_gpu_stats *s = &d->stats[g];
+        bool active[RULE_MAX];
+        d->had_enough[g] |= s->enough;
+        rules_evaluate(s, &d->cfg, active, d->ev);
+        for (int r = 0; r < rule_count; r++) {
+            struct diag_verdict *v = &d->v[g][r];
+            if (active[r]) {
+                if (v->active)
+                    v->active_s += dt;
+                snprintf(v->evidence, sizeof v->evidence, "%s", d->ev[r].data ? d->ev[r].data : "");
+                v->last_t = now;
+            }
+            if (active[r] == v->active)
+                continue;
+            v->active = active[r];
+            if (active[r]) {
+                if (!v->ever)
+                    v->first_t = now;
+                v->ever = true;
+                v->starts++;
+            }
+            if (d->fn) {
+                struct diag_change ch = {now, now - d->first_t, s->index, r, active[r], v->evidence};
+                d->fn(d->ctx, &ch);
+            }
+        }
+    }
+    d->last_eval = now;
+    d->evaluated_latest = true;
+}
+
+void diag_feed(struct diag *d, const struct record *r)
+{
+    double before = analyze_now(d->an);
+    analyze_feed(d->an, r);
+    double now = analyze_now(d->an);
+    if (now == before && before != 0)
+        return;   /* out of order: ignored */
+    if (d->first_t == 0)
+        d->first_t = now;
+    d->evaluated_latest = false;
+    double step = fmin(1.0, d->cfg.window_s / 30.0);
+    if (d->last_eval == 0 || now - d->last_eval >= step)
+        diag_evaluate(d);
+}
+
+void diag_finish(struct diag *d)
+{
+    if (!d->evaluated_latest && analyze_now(d->an) > 0)
+        diag_evaluate(d);
+}
+
+void diag_change_line(const struct diag_change *ch, struct sbuf *b)
+{
+    const struct rule *r = &rule_table[ch->rule];
+    if (ch->active)
+        sbuf_printf(b, "+%.0fs GPU %u %s %s: %s (%s)", ch->since_start, ch->gpu, rules_severity_name(r->severity),
+                    r->id, r->title, ch->evidence);
+    else
+        sbuf_printf(b, "+%.0fs GPU %u cleared %s", ch->since_start, ch->gpu, r->id);
+}
+
+static void diag_ts(double t, struct sbuf *b)
+{
+    char ts[32];
+    struct timespec tv = {(time_t)floor(t), (long)((t - floor(t)) * 1e9)};
+    util_rfc3339(&tv, ts);
+    sbuf_puts(b, ts);
+}
+
+void diag_summary_text(const struct diag *d, struct sbuf *b)
+{
+    unsigned n = analyze_ngpus(d->an);
+    double now = analyze_now(d->an);
+    sbuf_printf(b, "Summary: %.0f s of records, window %g s, %u GPU%s\n", n ? now - d->first_t : 0, d->cfg.window_s,
+                n, n == 1 ? "" : "s");
+    for (unsigned g = 0; g < n; g++) {
+        const struct analyze_gpu_total *t = analyze_total(d->an, g);
+        double p50 = analyze_hist_percentile(t->hist, t->n_util, 50);
+        double p95 = analyze_hist_percentile(t->hist, t->n_util, 95), sum = 0;
+        for (int k = 0; k <= 100; k++)
+            sum += (double)k * (double)t->hist[k];
+        double dur = t->last_t - t->first_t;
+        sbuf_printf(b, "GPU %u  %s  (%llu samples over %.0f s)\n", t->index, t->name[0] ? t->name : "?", t->samples,
+                    dur);
+        if (t->n_util)
+            sbuf_printf(b, "  utilization mean %.1f%%  p50 %.0f%%  p95 %.0f%%  idle %.1f%%", sum / (double)t->n_util,
+                        p50, p95, t->idle_sum / (double)t->n_util);
+        else
+            sbuf_puts(b, "  utilization not available");
+        if (t->mem_total > 0)
+            sbuf_printf(b, "  peak memory %.0f/%.0f MiB (%.1f%%)", t->mem_peak, t->mem_total,
+                        100.0 * t->mem_peak / t->mem_total);
+        sbuf_printf(b, "  throttled %.0f s (%.0f%%)\n", t->throttled_s, dur > 0 ? 100.0 * t->throttled_s / dur : 0);
+        bool any = false;
+        for (int r = 0; r < rule_count; r++) {
+            const struct diag_verdict *v = &d->v[g][r];
+            if (!v->ever)
+                continue;
+            any = true;
+            char sev[16];
+            snprintf(sev, sizeof sev, "%s", rules_severity_name(rule_table[r].severity));
+            for (char *p = sev; *p; p++)
+                *p = (char)(*p - 'a' + 'A');
+            sbuf_printf(b, "  %-8s %s: %s\n", sev, rule_table[r].id, rule_table[r].title);
+            sbuf_printf(b, "           held %.0f s, first at +%.0f s%s\n", v->active_s, v->first_t - d->first_t,
+                        v->active ? ", still at the end" : "");
+            sbuf_printf(b, "           evidence: %s\n", v->evidence);
+            if (rule_table[r].severity != SEV_OK)
+                sbuf_printf(b, "           advice: %s\n", rule_table[r].advice);
+        }
+        if (!any && !d->had_enough[g])
+            sbuf_printf(b, "  no verdict: %.0f s of data is too little for the %g s window (--window sets it)\n", dur,
+                        d->cfg.window_s);
+        else if (!any)
+            sbuf_puts(b, "  no verdict: utilization is moderate and no problem rule held\n");
+    }
+}
+
+static void diag_json_num(struct sbuf *b, const char *key, double v, int dec)
+{
+    sbuf_printf(b, "\"%s\":", key);
+    if (isfinite(v))
+        sbuf_put_fixed(b, v, dec);
+    else
+        sbuf_puts(b, "null");
+}
+
+void diag_summary_json(const struct diag *d, struct sbuf *b)
+{
+    unsigned n = analyze_ngpus(d->an);
+    sbuf_puts(b, "{");
+    diag_json_num(b, "window_s", d->cfg.window_s, 3);
+    sbuf_puts(b, ",");
+    diag_json_num(b, "duration_s", n ? analyze_now(d->an) - d->first_t : 0, 3);
+    sbuf_puts(b, ",\"gpus\":[");
+    for (unsigned g = 0; g < n; g++) {
+        const struct analyze_gpu_total *t = analyze_total(d->an, g);
+        double sum = 0;
+        for (int k = 0; k <= 100; k++)
+            sum += (double)k * (double)t->hist[k];
+        sbuf_printf(b, "%s{\"index\":%u,\"name\":", g ? "," : "", t->index);
+        fmt_json_string(b, t->name);
+        sbuf_printf(b, ",\"samples\":%llu,\"first\":\"", t->samples);
+        diag_ts(t->first_t, b);
+        sbuf_puts(b, "\",\"last\":\"");
+        diag_ts(t->last_t, b);
+        sbuf_puts(b, "\",\"utilization\":{");
+        diag_json_num(b, "mean", t->n_util ? sum / (double)t->n_util : NAN, 1);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "p50", analyze_hist_percentile(t->hist, t->n_util, 50), 0);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "p95", analyze_hist_percentile(t->hist, t->n_util, 95), 0);
+        sbuf_puts(b, "},");
+        diag_json_num(b, "idle_share", t->n_util ? t->idle_sum / (double)t->n_util : NAN, 1);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "memory_peak_mib", t->mem_total > 0 ? t->mem_peak : NAN, 0);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "memory_total_mib", t->mem_total > 0 ? t->mem_total : NAN, 0);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "throttled_s", t->throttled_s, 1);
+        sbuf_printf(b, ",\"enough_data\":%s,\"verdicts\":[", d->had_enough[g] ? "true" : "false");
+        bool first = true;
+        for (int r = 0; r < rule_count; r++) {
+            const struct diag_verdict *v = &d->v[g][r];
+            if (!v->ever)
+                continue;
+            sbuf_printf(b, "%s{\"id\":\"%s\",\"severity\":\"%s\",\"title\":", first ? "" : ",", rule_table[r].id,
+                        rules_severity_name(rule_table[r].severity));
+            first = false;
+            fmt_json_string(b, rule_table[r].title);
+            sbuf_putc(b, ',');
+            diag_json_num(b, "held_s", v->active_s, 1);
+            sbuf_puts(b, ",\"first\":\"");
+            diag_ts(v->first_t, b);
+            sbuf_printf(b, "\",\"at_end\":%s,\"evidence\":", v->active ? "true" : "false");
+            fmt_json_string(b, v->evidence);
+            sbuf_puts(b, ",\"advice\":");
+            fmt_json_string(b, rule_table[r].advice);
+            sbuf_putc(b, '}');
+        }
+        sbuf_puts(b, "]}");
+    }
+    sbuf_puts(b, "]}\n");
+}

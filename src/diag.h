@@ -1,0 +1,57 @@
+/*
+ * diag.h: one diagnosis session, the single path every command takes:
+ * records in (from the sampler in `run`, from logread in `diagnose` and
+ * `report`), analyze.c's windowed stats, rules.c's verdicts, and a history
+ * of each verdict per GPU (when it first held, for how long, its latest
+ * evidence). Each change of a verdict is passed to a callback as it
+ * happens; at the end the summary is written as text or JSON. Rules are
+ * judged at most every min(1 s, window/30) of record time, and once more
+ * at the end, so cost does not grow with the sampling rate.
+ */
+#ifndef GPUMON_DIAG_H
+#define GPUMON_DIAG_H
+
+#include <stdbool.h>
+#include "analyze.h"
+#include "rules.h"
+#include "util.h"
+
+struct diag_change {
+    double t;                 /* record time, seconds since the epoch */
+    double since_start;       /* seconds since the first record */
+    unsigned gpu;             /* GPU index */
+    int rule;                 /* index into rule_table */
+    bool active;              /* true: the verdict starts; false: it ends */
+    const char *evidence;     /* when it starts */
+};
+
+typedef void diag_change_fn(void *ctx, const struct diag_change *ch);
+
+struct diag_verdict {
+    bool active, ever;
+    double first_t, last_t, active_s;
+    unsigned starts;
+    char evidence[640];       /* the latest while it held */
+};
+
+struct diag;
+
+/* fn may be NULL. The config is copied. */
+struct diag *diag_new(const struct rule_config *c, diag_change_fn *fn, void *ctx);
+void diag_free(struct diag *d);
+void diag_feed(struct diag *d, const struct record *r);
+/* Judges the latest data once more (call after the last record). */
+void diag_finish(struct diag *d);
+const struct analyzer *diag_analyzer(const struct diag *d);
+/* Verdict history of the i-th GPU seen (analyze_total order) for rule r. */
+const struct diag_verdict *diag_verdict(const struct diag *d, unsigned i, int r);
+/* Whether the i-th GPU ever had enough data for window rules. */
+bool diag_had_enough(const struct diag *d, unsigned i);
+/* One line for a change, without a newline: "+35s GPU 0 warning input-bound-cpu: ...". */
+void diag_change_line(const struct diag_change *ch, struct sbuf *b);
+/* The end-of-run summary: per GPU utilization figures, then the verdicts
+ * with evidence and advice. */
+void diag_summary_text(const struct diag *d, struct sbuf *b);
+void diag_summary_json(const struct diag *d, struct sbuf *b);
+
+#endif

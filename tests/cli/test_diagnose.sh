@@ -1,0 +1,138 @@
+# gpumon diagnose: every bundled scenario, recorded by gpumon watch on the
+# simulator (fast-forwarded with GPUMON_SIM_SPEED, so a 3 s window holds
+# 60 s of scenario time), yields its expected verdicts; healthy yields no
+# problem; XIDs from a hand-written log; torn and malformed lines; options.
+. "$(dirname "$0")/lib.sh"
+
+# record NAME SPEED [SCENARIO_FILE [COUNT]]: COUNT (70) records at 100 ms -> $T/NAME.jsonl
+record() {
+  GPUMON_SIM_SPEED=$2 "$GPUMON" watch --scenario "${3:-$1}" --format jsonl --interval 100ms --count "${4:-70}" \
+    > "$T/$1.jsonl" 2>/dev/null || fail "$1: watch failed"
+}
+for s in healthy input-bound small-batch tf-prealloc thermal-throttle power-cap straggler gpu-lost \
+         idle-8xh200 xid-storm legacy-535; do
+  record $s 20 &
+done
+record oom 20 oom 100 &
+record stalled 20 "$SRC/tests/cli/stalled.scn" &
+wait
+
+# verdicts NAME [ARGS]: "gpu:id,id gpu:id ..." from the JSON summary
+verdicts() {
+  local name=$1; shift
+  "$GPUMON" diagnose "$T/$name.jsonl" --window 3s --format json "$@" > "$T/$name.json" 2> "$T/$name.err" \
+    || fail "$name: diagnose exit $?: $(cat "$T/$name.err")"
+  "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%d:%s" % (g["index"], ",".join(sorted(v["id"] for v in g["verdicts"]))) for g in d["gpus"]))' \
+    "$T/$name.json"
+}
+# has NAME GPU RULE: the GPU had RULE among its verdicts
+check() { expect_match "$1 GPU $2 verdicts" "$3" "(^| )$2:([a-z-]+,)*$4(,|$| )"; }
+check_not() { expect_no_match "$1 GPU $2 verdicts" "$3" "(^| )$2:([a-z-]+,)*$4(,|$| )"; }
+
+v=$(verdicts healthy)
+expect_eq "healthy: healthy only" "$v" "0:healthy 1:healthy"
+v=$(verdicts legacy-535)
+expect_eq "legacy-535: healthy only" "$v" "0:healthy 1:healthy"
+v=$(verdicts input-bound)
+check input-bound 0 "$v" input-bound
+check_not input-bound 0 "$v" healthy
+v=$(verdicts small-batch)
+expect_eq "small-batch" "$v" "0:small-batch"
+v=$(verdicts oom)
+check oom 0 "$v" oom
+check oom 0 "$v" memory-pressure
+check_not "oom (the window spanning the crash is not steady)" 0 "$v" small-batch
+v=$(verdicts tf-prealloc)
+check tf-prealloc 0 "$v" tf-prealloc
+check_not tf-prealloc 0 "$v" memory-pressure
+v=$(verdicts thermal-throttle)
+check thermal-throttle 0 "$v" thermal-throttle
+check_not thermal-throttle 0 "$v" power-throttle
+v=$(verdicts power-cap)
+expect_eq "power-cap" "$v" "0:power-throttle"
+v=$(verdicts straggler)
+expect_eq "straggler" "$v" "0:healthy 1:healthy 2:healthy 3:healthy 4:healthy 5:straggler 6:healthy 7:healthy"
+v=$(verdicts gpu-lost)
+expect_eq "gpu-lost (and its Xid 79)" "$v" "0:healthy 1:gpu-lost,xid-critical 2:healthy 3:healthy"
+v=$(verdicts idle-8xh200)
+expect_eq "idle-8xh200" "$v" "0:idle 1:idle 2:idle 3:idle 4:idle 5:idle 6:idle 7:idle"
+v=$(verdicts xid-storm)
+check xid-storm 1 "$v" ecc-uncorrected
+check "xid-storm (live XID events)" 1 "$v" xid-critical
+check "xid-storm (live XID events)" 0 "$v" xid-app
+v=$(verdicts stalled --threshold stall.seconds=2)
+check stalled 0 "$v" stalled
+expect_match "stalled: GPU 1 fine" "$v" " 1:healthy$"
+v=$(verdicts stalled)
+check_not "stalled (default 120 s)" 0 "$v" stalled
+
+# JSON summary carries the figures, evidence and advice.
+pycheck "$T/small-batch.json" '
+d = recs[0]; g = d["gpus"][0]
+assert 28 <= g["utilization"]["mean"] <= 42 and g["utilization"]["p95"] <= 50, g
+assert g["memory_peak_mib"] == 9216 and g["enough_data"] is True
+v = g["verdicts"][0]
+assert v["severity"] == "warning" and "batch" in v["advice"] and "utilization mean" in v["evidence"], v'
+
+# Text: a timeline of changes and the summary.
+out=$("$GPUMON" diagnose "$T/straggler.jsonl" --window 3s 2>&1)
+expect_match "text timeline" "$out" "\+[0-9]+s GPU 5 warning straggler: .*against a median of 9[0-9]%"
+expect_match "text summary" "$out" "GPU 5  NVIDIA H100 80GB HBM3 .*"$'\n'"  utilization mean 4[0-9]\.[0-9]%  p50 4[0-9]%  p95"
+expect_match "text advice" "$out" "advice: In data-parallel training"
+
+# XIDs (hand-written: the records of xid-storm plus the driver's XID lists).
+"$PY" - "$T/xid-storm.jsonl" > "$T/xid.jsonl" <<'PYEOF'
+import json, sys
+for i, l in enumerate(open(sys.argv[1])):
+    r = json.loads(l)
+    if i >= 20:
+        r["gpus"][0]["xids"] = [{"code": 31, "count": i - 19, "last_seen": r["timestamp"]}]
+        r["gpus"][1]["xids"] = [{"code": 48, "count": 1, "last_seen": r["timestamp"]}]
+    print(json.dumps(r, separators=(",", ":")))
+PYEOF
+v=$(verdicts xid)
+check xid 0 "$v" xid-app
+check_not xid 0 "$v" xid-critical
+check xid 1 "$v" xid-critical
+expect_match "xid evidence" "$(cat "$T/xid.json")" "Xid 48: double-bit ECC error"
+
+# A torn last line (kill -9 mid-write): a warning naming it, the rest diagnosed.
+head -c -300 "$T/healthy.jsonl" > "$T/torn.jsonl"
+"$GPUMON" diagnose "$T/torn.jsonl" --window 3s > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "torn: exit" "$rc" 0
+expect_match "torn: warning" "$(cat "$T/err")" "torn.jsonl:70: the last line is incomplete"
+expect_match "torn: still diagnosed" "$(cat "$T/out")" "OK +healthy: "
+# A malformed line elsewhere: exit 1 with its number.
+{ head -5 "$T/healthy.jsonl"; echo '{"timestamp":"2026-01-01T00:00:00Z","gpus":[{"index":0,"utilization.gpu":"x"}]}';
+  tail -3 "$T/healthy.jsonl"; } > "$T/bad.jsonl"
+"$GPUMON" diagnose "$T/bad.jsonl" > /dev/null 2> "$T/err"; rc=$?
+expect_eq "malformed: exit" "$rc" 1
+expect_match "malformed: message" "$(cat "$T/err")" "bad.jsonl:6: gpus\[0\]: \"utilization.gpu\" has the wrong type"
+# Too little data: no verdict, said so.
+head -5 "$T/healthy.jsonl" > "$T/short.jsonl"
+out=$("$GPUMON" diagnose "$T/short.jsonl" 2>&1)
+expect_match "short log" "$out" "no verdict: 0 s of data is too little for the 30 s window"
+# Standard input.
+out=$("$GPUMON" diagnose - --window 3s < "$T/power-cap.jsonl" 2>&1)
+expect_match "stdin" "$out" "power-throttle"
+
+# Options.
+"$GPUMON" diagnose > /dev/null 2> "$T/err"; expect_eq "no log exit" "$?" 2
+expect_match "no log message" "$(cat "$T/err")" "give the log to read"
+"$GPUMON" diagnose "$T/healthy.jsonl" --threshold nope=1 > /dev/null 2> "$T/err"; expect_eq "bad threshold" "$?" 2
+expect_match "bad threshold message" "$(cat "$T/err")" "unknown threshold \"nope\""
+"$GPUMON" diagnose "$T/healthy.jsonl" --window 0 > /dev/null 2>&1; expect_eq "bad window" "$?" 2
+"$GPUMON" diagnose "$T/healthy.jsonl" --format xml > /dev/null 2>&1; expect_eq "bad format" "$?" 2
+"$GPUMON" diagnose /nonexistent.jsonl > /dev/null 2> "$T/err"; expect_eq "missing log" "$?" 1
+rules=$("$GPUMON" diagnose --list-rules --threshold healthy.util=75)
+for r in healthy input-bound-cpu input-bound-io small-batch memory-pressure oom tf-prealloc thermal-throttle \
+         power-throttle straggler stalled gpu-lost xid-critical; do
+  expect_match "--list-rules lists $r" "$rules" "  $r "
+done
+expect_match "--list-rules shows a changed threshold" "$rules" "healthy.util +75 "
+help=$("$GPUMON" diagnose --help)
+for opt in --format --window --threshold --list-rules; do expect_match "diagnose --help: $opt" "$help" -- "$opt"; done
+done_tests

@@ -1,0 +1,83 @@
+# gpumon run: a real busy child process as the training command under the
+# input-bound scenario is called CPU input-bound; verdict changes and the
+# summary go to stderr; --output is watch's JSON Lines and diagnose agrees;
+# exit status propagation; signal forwarding; no start without NVML.
+. "$(dirname "$0")/lib.sh"
+export GPUMON_SIM_SPEED=20
+gr() { "$GPUMON" run --nvml "$SIM" "$@"; }   # (gp would add --nvml after the command)
+
+# The CPU-bound input case: the "training" command keeps one core busy.
+"$GPUMON" run --scenario input-bound --interval 100ms --window 3s --output "$T/ib.jsonl" \
+  --report "$T/ib.html" -- sh -c 'timeout 7 sh -c "while :; do :; done"; exit 3' > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "run exit status is the command's" "$rc" 3
+expect_eq "run leaves stdout to the command" "$(cat "$T/out")" ""
+err=$(cat "$T/err")
+expect_match "verdict change line" "$err" "gpumon run: \+[0-9]+s GPU 0 warning input-bound-cpu: input-bound: the CPU cannot feed the GPU \(.*busiest process (0\.9|1\.0)"
+expect_match "summary figures" "$err" "GPU 0  NVIDIA A100-SXM4-80GB .*"$'\n'"  utilization mean [0-9.]+%  p50 [0-9]+%  p95 [0-9]+%  idle [0-9.]+%  peak memory 22528/81920 MiB"
+expect_match "summary advice" "$err" "advice: Parallelize the input pipeline. tf.data: map\(\.\.\., num_parallel_calls=tf.data.AUTOTUNE\)"
+expect_match "command status said" "$err" "sh exited with status 3"
+[ -s "$T/ib.html" ] && ok || fail "--report wrote nothing"
+# The log is watch's format, with the job's figures, and diagnose finds the same.
+pycheck "$T/ib.jsonl" '
+assert len(recs) > 20, len(recs)
+keys = set(recs[-1]["host"])
+assert {"job.cpu", "job.cpu.top", "job.rss", "job.processes"} <= keys, keys
+busy = [r["host"]["job.cpu.top"] for r in recs if r["host"]["job.cpu.top"] is not None]
+assert max(busy) >= 0.9, busy
+assert recs[-1]["host"]["job.processes"] == 0, recs[-1]["host"]
+assert all(set(r) == {"timestamp", "hostname", "host", "gpus"} for r in recs)
+assert "processes" in recs[0]["gpus"][0] and "utilization.gpu.idle_share" in recs[0]["gpus"][0]'
+expect_match "diagnose of run's log" "$("$GPUMON" diagnose "$T/ib.jsonl" --window 3s 2>&1)" "WARNING +input-bound-cpu"
+
+# A command that does not keep the CPU busy on a steady low GPU: small batch, not input-bound.
+"$GPUMON" run --scenario small-batch --interval 100ms --window 3s -- sleep 5 > /dev/null 2> "$T/err"; rc=$?
+expect_eq "sleep exit" "$rc" 0
+expect_match "small batch" "$(cat "$T/err")" "GPU 0 warning small-batch"
+expect_no_match "not input-bound" "$(cat "$T/err")" "input-bound"
+
+# Exit status: the command's, 128+signal, 127 not found.
+gr --interval 100ms -- sh -c 'exit 7' > /dev/null 2>&1; expect_eq "exit 7" "$?" 7
+gr --interval 100ms -- sh -c 'kill -TERM $$' > /dev/null 2>&1; expect_eq "killed by TERM" "$?" 143
+gr -- /nonexistent/train > /dev/null 2> "$T/err"; rc=$?
+expect_eq "not found" "$rc" 127
+expect_match "not found message" "$(cat "$T/err")" "cannot run /nonexistent/train: No such file or directory"
+# Options run does not know come before --; after it, everything is the command's.
+gr --interval 100ms -- sh -c 'echo "$@"' sh --window x > "$T/out" 2>/dev/null
+expect_eq "arguments after --" "$(cat "$T/out")" "--window x"
+gr > /dev/null 2> "$T/err"; expect_eq "no command" "$?" 2
+expect_match "no command message" "$(cat "$T/err")" "give the command to run"
+# No NVML: the command does not start.
+"$GPUMON" run --nvml /nonexistent/libnvidia-ml.so.1 -- touch "$T/started" > /dev/null 2>&1; rc=$?
+expect_eq "no NVML exit" "$rc" 3
+[ ! -e "$T/started" ] && ok || fail "the command ran without NVML"
+gr --gpus 9 -- touch "$T/started" > /dev/null 2>&1; expect_eq "bad --gpus" "$?" 2
+[ ! -e "$T/started" ] && ok || fail "the command ran with a bad --gpus"
+
+# Signal forwarding: TERM and HUP reach the command, which decides how to end.
+for sig in TERM HUP; do
+  "$GPUMON" run --nvml "$SIM" --interval 100ms -- sh -c \
+    "trap 'echo $sig > \"$T/got\"; exit 42' $sig; while :; do sleep 0.05; done" > /dev/null 2>&1 &
+  pid=$!
+  sleep 1.5
+  kill -$sig $pid
+  wait $pid; rc=$?
+  expect_eq "SIG$sig forwarded: exit" "$rc" 42
+  expect_eq "SIG$sig forwarded: the command saw it" "$(cat "$T/got" 2>/dev/null)" "$sig"
+  rm -f "$T/got"
+done
+# SIGINT too (job control on, so the background job does not start with SIGINT ignored).
+set -m
+"$GPUMON" run --nvml "$SIM" --interval 100ms -- sh -c "trap 'exit 5' INT; while :; do sleep 0.05; done" \
+  > /dev/null 2>&1 &
+pid=$!
+set +m
+sleep 1.5
+kill -INT $pid
+wait $pid; expect_eq "SIGINT forwarded: exit" "$?" 5
+
+help=$("$GPUMON" run --help)
+for opt in --interval --gpus --output --report --no-processes --window --threshold --list-rules --nvml --sim \
+           --scenario; do
+  expect_match "run --help: $opt" "$help" -- "$opt"
+done
+done_tests

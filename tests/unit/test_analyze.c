@@ -1,0 +1,203 @@
+/*
+ * test_analyze.c: the windowed statistics on synthetic records:
+ * percentiles from the histogram, eviction from the window, idle share and
+ * gaps, memory trend, the out-of-memory boundary, coverage, XIDs in the
+ * window, peers, and the whole-run totals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+#include "analyze.h"
+#include "metrics.h"
+
+static struct record_gpu gpus[2];
+static struct record rec;
+
+static void set_i(struct record_gpu *g, enum metric_id id, long long v)
+{
+    g->v[id] = (struct value){.state = VS_OK, .u.i = v};
+}
+
+/* One record at time t for GPU 0: utilization, sub-second idle share (NAN: none), memory, processes. */
+static void feed(struct analyzer *a, double t, int util, double idle, long long mem, int procs)
+{
+    memset(gpus, 0, sizeof gpus);
+    memset(&rec, 0, sizeof rec);
+    rec.time.tv_sec = (time_t)t;
+    rec.time.tv_nsec = (long)((t - floor(t)) * 1e9);
+    rec.ngpus = 1;
+    rec.gpus = gpus;
+    set_i(&gpus[0], M_UTIL_GPU, util);
+    if (!isnan(idle))
+        gpus[0].v[M_UTIL_IDLE] = (struct value){.state = VS_OK, .u.f = idle};
+    set_i(&gpus[0], M_MEM_USED, mem);
+    set_i(&gpus[0], M_MEM_TOTAL, 1000);
+    set_i(&gpus[0], M_PROC_COUNT, procs);
+    analyze_feed(a, &rec);
+}
+
+static struct analyze_gpu_stats stats(struct analyzer *a)
+{
+    struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+    analyze_stats(a, s);
+    return s[0];
+}
+
+static struct rule_config config(double window)
+{
+    struct rule_config c;
+    rules_defaults(&c);
+    c.window_s = window;
+    return c;
+}
+
+static void test_percentiles(void **state)
+{
+    (void)state;
+    unsigned long long h[101] = {0};
+    assert_true(isnan(analyze_hist_percentile(h, 0, 50)));
+    for (int v = 1; v <= 100; v++)
+        h[v]++;
+    assert_true(analyze_hist_percentile(h, 100, 5) == 5);
+    assert_true(analyze_hist_percentile(h, 100, 50) == 50);
+    assert_true(analyze_hist_percentile(h, 100, 95) == 95);
+    assert_true(analyze_hist_percentile(h, 100, 100) == 100);
+    assert_true(analyze_hist_percentile(h, 100, 0) == 1);
+}
+
+static void test_window_and_coverage(void **state)
+{
+    (void)state;
+    struct rule_config c = config(10);
+    struct analyzer *a = analyze_new(&c);
+    for (int t = 1; t <= 8; t++)
+        feed(a, 1000 + t, t * 10, NAN, 100, 1);
+    struct analyze_gpu_stats s = stats(a);
+    assert_int_equal(s.n, 8);
+    assert_false(s.enough);   /* 7 s span < 80% of 10 s */
+    for (int t = 9; t <= 30; t++)
+        feed(a, 1000 + t, t <= 20 ? 0 : 50 + t, NAN, 100, 1);
+    s = stats(a);
+    assert_int_equal(s.n, 10);   /* 1021..1030 */
+    assert_true(s.enough);
+    assert_true(fabs(s.util_mean - 75.5) < 1e-9);   /* 71..80 */
+    assert_true(s.util_p5 == 71 && s.util_p50 == 75 && s.util_p95 == 80);
+    feed(a, 1029, 0, NAN, 100, 1);   /* out of order: ignored */
+    assert_int_equal(stats(a).n, 10);
+    const struct analyze_gpu_total *tot = analyze_total(a, 0);
+    assert_int_equal(tot->samples, 30);
+    assert_int_equal(tot->n_util, 30);
+    analyze_free(a);
+}
+
+static void test_idle_gaps(void **state)
+{
+    (void)state;
+    struct rule_config c = config(100);
+    struct analyzer *a = analyze_new(&c);
+    /* busy busy idle idle busy idle busy busy idle(partial 50%) busy: gaps 2 s, 1 s, 0.5 s */
+    static const int util[] = {90, 90, 0, 0, 90, 0, 90, 90, 45, 90};
+    static const double idle[] = {0, 0, 100, 100, 0, 100, 0, 0, 50, 0};
+    for (int i = 0; i < 10; i++)
+        feed(a, 2000 + i, util[i], idle[i], 100, 1);
+    struct analyze_gpu_stats s = stats(a);
+    assert_int_equal(s.idle_gaps, 3);
+    assert_true(fabs(s.idle_gap_max_s - 2) < 1e-9);
+    assert_true(fabs(s.idle_gap_mean_s - 3.5 / 3) < 1e-9);
+    assert_true(fabs(s.idle_share - 35) < 1e-9);
+    assert_true(s.idle_for_s == 0);
+    /* without sub-second samples, utilization under idle.util counts as idle */
+    analyze_free(a);
+    a = analyze_new(&c);
+    for (int i = 0; i < 10; i++)
+        feed(a, 3000 + i, i < 6 ? 50 : 4, NAN, 100, 1);
+    s = stats(a);
+    assert_int_equal(s.idle_gaps, 1);
+    assert_true(fabs(s.idle_share - 40) < 1e-9);
+    assert_true(fabs(s.idle_for_s - 3) < 1e-9);   /* idle since 3006, now 3009 */
+    analyze_free(a);
+}
+
+static void test_memory_trend_and_oom(void **state)
+{
+    (void)state;
+    struct rule_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    for (int i = 0; i <= 20; i++)
+        feed(a, 4000 + i, 90, NAN, 100 + 10 * i, 1);
+    struct analyze_gpu_stats s = stats(a);
+    assert_true(fabs(s.mem_slope - 10) < 1e-6);
+    assert_true(s.mem_min == 100 && s.mem_max == 300 && s.mem_last == 300);
+    assert_true(s.mem_first_use_t == 4000);
+    assert_true(s.oom_t == 0);
+    analyze_free(a);
+    /* a process ends right after memory was 94.9% full: not OOM; at 95%: OOM */
+    for (int full = 949; full <= 950; full++) {
+        a = analyze_new(&c);
+        feed(a, 5000, 90, NAN, full, 1);
+        feed(a, 5001, 0, NAN, 0, 0);
+        s = stats(a);
+        if (full == 949)
+            assert_true(s.oom_t == 0);
+        else
+            assert_true(s.oom_t == 5001 && fabs(s.oom_mem_share - 95) < 1e-9);
+        analyze_free(a);
+    }
+}
+
+static void test_xids_peers_lost(void **state)
+{
+    (void)state;
+    struct rule_config c = config(10);
+    struct analyzer *a = analyze_new(&c);
+    for (int i = 0; i <= 20; i++) {
+        memset(gpus, 0, sizeof gpus);
+        memset(&rec, 0, sizeof rec);
+        rec.time.tv_sec = 6000 + i;
+        rec.ngpus = 2;
+        rec.gpus = gpus;
+        gpus[1].index = 1;
+        set_i(&gpus[0], M_UTIL_GPU, 40);
+        set_i(&gpus[1], M_UTIL_GPU, 95);
+        if (i >= 2) {
+            gpus[0].nxids = 1;
+            gpus[0].xids[0] = (struct record_xid){79, 1, {6002, 0}};
+        }
+        if (i == 20) {
+            gpus[1].v[M_UTIL_GPU] = (struct value){.state = VS_LOST, .code = 15};
+            gpus[1].v[M_STATE] = (struct value){.state = VS_OK, .u.s = "lost"};
+        }
+        analyze_feed(a, &rec);
+        if (i == 11) {   /* the XID at 6002 is inside the 10 s window ending at 6011 */
+            struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+            analyze_stats(a, s);
+            assert_int_equal(s[0].nxids, 1);
+            assert_int_equal(s[0].xids[0].code, 79);
+            assert_int_equal(s[0].npeers, 1);
+            assert_true(s[0].peer_median_util == 95);
+        }
+    }
+    struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+    analyze_stats(a, s);
+    assert_int_equal(analyze_ngpus(a), 2);
+    assert_int_equal(s[0].nxids, 0);   /* older than the window now */
+    assert_true(s[1].lost && s[1].lost_t == 6020);
+    assert_int_equal(s[0].npeers, 0);  /* a lost GPU is nobody's peer */
+    analyze_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_window_and_coverage),
+        cmocka_unit_test(test_idle_gaps),
+        cmocka_unit_test(test_memory_trend_and_oom),
+        cmocka_unit_test(test_xids_peers_lost),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

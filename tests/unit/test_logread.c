@@ -1,0 +1,158 @@
+/*
+ * test_logread.c: the JSON Lines reader: values by kind, null as "not
+ * available", the errors map (lost, no permission), processes and XIDs,
+ * a record written by the jsonl sink reads back to the same line, a torn
+ * last line is a warning and a bad line elsewhere an error naming it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "logread.h"
+#include "metrics.h"
+#include "sink.h"
+
+static const char line1[] =
+    "{\"timestamp\":\"2026-11-29T21:03:04.567Z\",\"hostname\":\"node1\",\"host\":{\"host.cpu.user\":12.5,"
+    "\"job.cpu\":1.25,\"job.processes\":3},\"gpus\":[{\"index\":0,\"name\":\"NVIDIA H200\",\"state\":\"ok\","
+    "\"utilization.gpu\":97,\"power.draw\":655.2,\"pstate\":\"P2\",\"clocks_event_reasons.active\":4,"
+    "\"clocks_event_reasons.sw_power_cap\":true,\"fan.speed\":null,\"power.limit\":null,\"future.metric\":[1,2],"
+    "\"errors\":{\"power.limit\":\"Insufficient Permissions\"},"
+    "\"processes\":[{\"pid\":4242,\"name\":\"python3\",\"used_memory\":131000},{\"pid\":7,\"name\":\"x\","
+    "\"used_memory\":null}],\"xids\":[{\"code\":79,\"count\":2,\"last_seen\":\"2026-11-29T21:03:01Z\"}]},"
+    "{\"index\":3,\"state\":\"lost\",\"utilization.gpu\":null,\"errors\":{\"utilization.gpu\":\"GPU is lost\"}}]}";
+
+static void test_parse_line(void **state)
+{
+    (void)state;
+    struct logread *lr;
+    struct record r;
+    char err[512];
+    assert_int_equal(logread_open(&lr, "/dev/null", err, sizeof err), 0);
+    assert_int_equal(logread_parse(lr, line1, strlen(line1), &r, err, sizeof err), 0);
+    assert_int_equal(r.time.tv_sec, 1795986184);
+    assert_int_equal(r.time.tv_nsec, 567000000);
+    assert_string_equal(r.hostname, "node1");
+    assert_true(r.host[M_HOST_USER].state == VS_OK && r.host[M_HOST_USER].u.f == 12.5);
+    assert_true(r.host[M_JOB_CPU].u.f == 1.25 && r.host[M_JOB_PROCS].u.i == 3);
+    assert_int_equal(r.host[M_HOST_IOWAIT].state, VS_NONE);
+    assert_int_equal(r.ngpus, 2);
+    const struct record_gpu *g = &r.gpus[0];
+    assert_int_equal(g->v[M_UTIL_GPU].u.i, 97);
+    assert_string_equal(g->v[M_NAME].u.s, "NVIDIA H200");
+    assert_int_equal(g->v[M_PSTATE].u.i, 2);
+    assert_int_equal(g->v[M_REASONS].u.i, 4);
+    assert_int_equal(g->v[M_R_SW_POWER].u.i, 1);
+    assert_int_equal(g->v[M_FAN].state, VS_NONE);
+    assert_int_equal(g->v[M_POWER_LIMIT].state, VS_ERROR);
+    assert_int_equal(g->v[M_POWER_LIMIT].code, 4);
+    assert_int_equal(g->nprocs, 2);
+    assert_int_equal(g->procs[0].pid, 4242);
+    assert_int_equal(g->procs[0].used_mib, 131000);
+    assert_int_equal(g->procs[1].used_mib, -1);
+    assert_int_equal(g->nxids, 1);
+    assert_int_equal(g->xids[0].code, 79);
+    assert_int_equal(g->xids[0].count, 2);
+    assert_int_equal(g->xids[0].last.tv_sec, 1795986181);
+    assert_int_equal(r.gpus[1].index, 3);
+    assert_int_equal(r.gpus[1].v[M_UTIL_GPU].state, VS_LOST);
+    assert_string_equal(r.gpus[1].v[M_STATE].u.s, "lost");
+
+    static const char *const bad[] = {"{\"timestamp\":\"x\",\"gpus\":[]}", "[1]", "{\"gpus\":[]}", "not json",
+                                      "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,"
+                                      "\"utilization.gpu\":\"high\"}]}",
+                                      "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"name\":\"x\"}]}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(logread_parse(lr, bad[i], strlen(bad[i]), &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "index"));
+    logread_close(lr);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct logread *lr;
+    struct record r;
+    char err[512];
+    enum metric_id ids[METRIC_COUNT];
+    for (int i = 0; i < METRIC_COUNT; i++)
+        ids[i] = (enum metric_id)i;
+    struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, true};
+    struct sbuf a, b;
+    sbuf_init(&a);
+    sbuf_init(&b);
+    assert_int_equal(logread_open(&lr, "/dev/null", err, sizeof err), 0);
+    assert_int_equal(logread_parse(lr, line1, strlen(line1), &r, err, sizeof err), 0);
+    sink_jsonl.record(&sk, &r, &a);   /* every key now, in table order */
+    assert_int_equal(logread_parse(lr, a.data, a.len - 1, &r, err, sizeof err), 0);
+    sink_jsonl.record(&sk, &r, &b);
+    assert_string_equal(a.data, b.data);
+    sbuf_free(&a);
+    sbuf_free(&b);
+    logread_close(lr);
+}
+
+static char *write_tmp(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/gpumon-logread-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    char text[4096], err[512];
+    struct logread *lr;
+    struct record r;
+    /* two records, an empty line, then a torn last line */
+    snprintf(text, sizeof text, "%s\n\n%s\n%.60s", line1, line1, line1);
+    char *path = write_tmp(text);
+    assert_int_equal(logread_open(&lr, path, err, sizeof err), 0);
+    assert_int_equal(logread_next(lr, &r, err, sizeof err), 1);
+    assert_int_equal(logread_next(lr, &r, err, sizeof err), 1);
+    assert_null(logread_warning(lr));
+    assert_int_equal(logread_next(lr, &r, err, sizeof err), 0);
+    assert_non_null(logread_warning(lr));
+    assert_non_null(strstr(logread_warning(lr), ":4: the last line is incomplete"));
+    logread_close(lr);
+    unlink(path);
+    /* the same cut in the middle is an error naming line 2 */
+    snprintf(text, sizeof text, "%s\n%.60s\n%s\n", line1, line1, line1);
+    path = write_tmp(text);
+    assert_int_equal(logread_open(&lr, path, err, sizeof err), 0);
+    assert_int_equal(logread_next(lr, &r, err, sizeof err), 1);
+    assert_int_equal(logread_next(lr, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, ":2: not JSON"));
+    logread_close(lr);
+    unlink(path);
+    /* a last line without newline that parses is a record */
+    path = write_tmp(line1);
+    assert_int_equal(logread_open(&lr, path, err, sizeof err), 0);
+    assert_int_equal(logread_next(lr, &r, err, sizeof err), 1);
+    assert_int_equal(logread_next(lr, &r, err, sizeof err), 0);
+    assert_null(logread_warning(lr));
+    logread_close(lr);
+    unlink(path);
+    assert_int_equal(logread_open(&lr, "/nonexistent/log.jsonl", err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot open log /nonexistent/log.jsonl"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_line),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,313 @@
+/*
+ * test_rules.c: every rule at its thresholds: just below does not hold,
+ * at or just above does; window rules stay silent without enough data;
+ * event rules speak anyway; "healthy" yields to any problem; thresholds
+ * are settable by name and refuse unknown names and bad values.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+#include "analyze.h"
+#include "rules.h"
+
+static struct rule_config cfg;
+
+static int rule_index(const char *id)
+{
+    for (int i = 0; i < rule_count; i++)
+        if (!strcmp(rule_table[i].id, id))
+            return i;
+    fail_msg("no rule %s", id);
+    return -1;
+}
+
+/* A GPU with enough data, moderate steady utilization, a process, no faults: no verdict. */
+static struct analyze_gpu_stats base(void)
+{
+    struct analyze_gpu_stats s;
+    memset(&s, 0, sizeof s);
+    s.now = 1000;
+    s.window_s = s.span_s = 30;
+    s.n = 31;
+    s.enough = true;
+    s.util_mean = s.util_p50 = 60;
+    s.util_p5 = 55;
+    s.util_p95 = s.util_peak = 65;
+    s.idle_share = 0;
+    s.mem_ok = true;
+    s.mem_total = 1000;
+    s.mem_last = s.mem_min = s.mem_max = 300;
+    s.procs = 1;
+    s.temp_max = 60;
+    s.power_mean = 200;
+    s.power_limit = 400;
+    s.sm_mean = s.sm_max_clock = 1400;
+    s.pcie_tx_mean = s.pcie_rx_mean = NAN;
+    s.n_reasons = 31;
+    s.peer_median_util = NAN;
+    s.job_cpu = s.job_cpu_top = s.job_rss_max = s.ncpus = NAN;
+    s.iowait = 0;
+    s.job_procs = -1;
+    return s;
+}
+
+static bool holds(const struct analyze_gpu_stats *s, const char *id)
+{
+    bool active[RULE_MAX];
+    rules_evaluate(s, &cfg, active, NULL);
+    return active[rule_index(id)];
+}
+
+static int nactive(const struct analyze_gpu_stats *s)
+{
+    bool active[RULE_MAX];
+    int n = 0;
+    rules_evaluate(s, &cfg, active, NULL);
+    for (int i = 0; i < rule_count; i++)
+        n += active[i];
+    return n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    rules_defaults(&cfg);
+    return 0;
+}
+
+static void test_neutral(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    assert_int_equal(nactive(&s), 0);
+}
+
+static void test_healthy(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.util_mean = 69.9;
+    assert_false(holds(&s, "healthy"));
+    s.util_mean = 70;
+    assert_true(holds(&s, "healthy"));
+    s.thermal_share = 20;   /* a problem silences healthy */
+    assert_true(holds(&s, "thermal-throttle"));
+    assert_false(holds(&s, "healthy"));
+    s.thermal_share = 0;
+    s.enough = false;       /* too little data: no verdict */
+    assert_int_equal(nactive(&s), 0);
+}
+
+static void test_small_batch_and_input_cpu(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.util_mean = 50;
+    assert_false(holds(&s, "small-batch"));
+    s.util_mean = 49.9;
+    assert_true(holds(&s, "small-batch"));
+    assert_int_equal(nactive(&s), 1);
+    s.util_p5 = 34.9;   /* p95 - p5 over 30 points: not steady */
+    assert_false(holds(&s, "small-batch"));
+    s.util_p5 = 35;
+    assert_true(holds(&s, "small-batch"));
+    /* the job's busiest process just under / at a saturated core */
+    s.job_ok = true;
+    s.ncpus = 16;
+    s.job_cpu = 1.2;
+    s.job_cpu_top = 0.89;
+    assert_true(holds(&s, "small-batch"));
+    assert_false(holds(&s, "input-bound-cpu"));
+    s.job_cpu_top = 0.9;
+    assert_false(holds(&s, "small-batch"));
+    assert_true(holds(&s, "input-bound-cpu"));
+    /* or the whole tree at 90% of all CPUs */
+    s.job_cpu_top = 0.5;
+    s.job_cpu = 14.3;
+    assert_false(holds(&s, "input-bound-cpu"));
+    s.job_cpu = 14.4;
+    assert_true(holds(&s, "input-bound-cpu"));
+}
+
+static void test_input_io(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.util_mean = 30;
+    s.iowait = 9.9;
+    assert_false(holds(&s, "input-bound-io"));
+    assert_true(holds(&s, "small-batch"));
+    s.iowait = 10;
+    assert_true(holds(&s, "input-bound-io"));
+    assert_false(holds(&s, "small-batch"));
+    s.job_ok = true;   /* CPU saturated too: storage is named, not the CPU */
+    s.job_cpu_top = 1;
+    s.ncpus = 8;
+    assert_false(holds(&s, "input-bound-cpu"));
+}
+
+static void test_swing(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.util_mean = 45;
+    s.util_peak = 60;
+    s.idle_gaps = 3;
+    s.idle_share = 9.9;
+    assert_false(holds(&s, "input-bound"));
+    s.idle_share = 10;
+    assert_true(holds(&s, "input-bound"));
+    assert_false(holds(&s, "small-batch"));
+    s.idle_gaps = 2;
+    assert_false(holds(&s, "input-bound"));
+    s.idle_gaps = 3;
+    s.util_peak = 39;   /* no busy peaks: not a swing */
+    assert_false(holds(&s, "input-bound"));
+    s.util_peak = 40;
+    s.util_mean = 75;   /* swings with a high mean: still waiting between bursts, healthy yields */
+    assert_true(holds(&s, "input-bound"));
+    assert_false(holds(&s, "healthy"));
+}
+
+static void test_memory(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.mem_last = s.mem_max = 899;
+    s.mem_min = 700;
+    s.mem_slope = 1;   /* 30 MiB over 30 s = 3% */
+    assert_false(holds(&s, "memory-pressure"));
+    s.mem_last = s.mem_max = 900;
+    assert_true(holds(&s, "memory-pressure"));
+    s.mem_slope = 19.9 / 30.0;   /* 1.99% rise */
+    assert_false(holds(&s, "memory-pressure"));
+    /* pre-allocation: near full from first use, flat */
+    s = base();
+    s.mem_last = s.mem_min = s.mem_max = 950;
+    s.mem_first_use_t = 100;
+    s.mem_high_t = 105.1;
+    assert_false(holds(&s, "tf-prealloc"));
+    s.mem_high_t = 105;
+    assert_true(holds(&s, "tf-prealloc"));
+    s.mem_max = 970;   /* 2% range: not flat */
+    assert_false(holds(&s, "tf-prealloc"));
+    s.mem_max = s.mem_last = 969;
+    s.mem_slope = 1;   /* a rise that is only the pre-allocation jump is not pressure */
+    assert_true(holds(&s, "tf-prealloc"));
+    assert_false(holds(&s, "memory-pressure"));
+}
+
+static void test_events(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.enough = false;   /* events need no full window */
+    s.oom_t = 990;
+    s.oom_mem_share = 97;
+    assert_true(holds(&s, "oom"));
+    s.oom_t = 0;
+    s.ecc_uncorr_new = 1;
+    assert_true(holds(&s, "ecc-uncorrected"));
+    s.ecc_uncorr_new = 0;
+    s.nxids = 1;
+    s.xids[0].code = 79;
+    s.xids[0].count = 1;
+    s.xids[0].last_t = 995;
+    assert_true(holds(&s, "xid-critical"));
+    assert_false(holds(&s, "xid-app"));
+    s.xids[0].code = 31;
+    assert_false(holds(&s, "xid-critical"));
+    assert_true(holds(&s, "xid-app"));
+    s.nxids = 0;
+    s.lost = true;
+    s.enough = true;
+    s.util_mean = 95;
+    assert_true(holds(&s, "gpu-lost"));
+    assert_int_equal(nactive(&s), 1);   /* no window rule on a lost GPU */
+}
+
+static void test_throttle(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.thermal_share = 19.9;
+    s.power_share = 19.9;
+    assert_false(holds(&s, "thermal-throttle"));
+    assert_false(holds(&s, "power-throttle"));
+    s.thermal_share = 20;
+    assert_true(holds(&s, "thermal-throttle"));
+    assert_false(holds(&s, "power-throttle"));
+    s.power_share = 20;
+    assert_true(holds(&s, "power-throttle"));
+}
+
+static void test_straggler_stalled_idle(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.npeers = 7;
+    s.peer_median_util = 79.9;
+    assert_false(holds(&s, "straggler"));
+    s.peer_median_util = 80;
+    assert_true(holds(&s, "straggler"));
+    s.util_mean = 45;   /* low, but because it straggles: not called a small batch */
+    assert_false(holds(&s, "small-batch"));
+
+    s = base();
+    s.util_mean = s.util_p95 = s.util_peak = 0;
+    s.idle_share = 100;
+    s.idle_for_s = 119.9;
+    assert_false(holds(&s, "stalled"));
+    s.idle_for_s = 120;
+    assert_true(holds(&s, "stalled"));
+    assert_false(holds(&s, "idle"));
+    s.procs = 0;
+    s.mem_last = 49;   /* 4.9%: not held */
+    assert_false(holds(&s, "stalled"));
+    assert_true(holds(&s, "idle"));
+    s.mem_last = 50;
+    assert_true(holds(&s, "stalled"));
+}
+
+static void test_thresholds(void **state)
+{
+    (void)state;
+    char err[256];
+    struct rule_config c;
+    rules_defaults(&c);
+    assert_true(c.window_s == 30 && c.t[T_HEALTHY_UTIL] == 70);
+    assert_int_equal(rules_set_threshold(&c, "healthy.util=80", err, sizeof err), 0);
+    assert_true(c.t[T_HEALTHY_UTIL] == 80);
+    assert_int_equal(rules_set_threshold(&c, "healthy=80", err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown threshold \"healthy\""));
+    assert_int_equal(rules_set_threshold(&c, "healthy.util=much", err, sizeof err), -1);
+    assert_int_equal(rules_set_threshold(&c, "healthy.util", err, sizeof err), -1);
+    assert_int_equal(rules_set_threshold(&c, "healthy.util=-1", err, sizeof err), -1);
+    /* every rule is complete */
+    for (int i = 0; i < rule_count; i++) {
+        assert_true(strlen(rule_table[i].title) > 5 && strlen(rule_table[i].advice) > 10);
+        for (int j = i + 1; j < rule_count; j++)
+            assert_string_not_equal(rule_table[i].id, rule_table[j].id);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_neutral, setup),
+        cmocka_unit_test_setup(test_healthy, setup),
+        cmocka_unit_test_setup(test_small_batch_and_input_cpu, setup),
+        cmocka_unit_test_setup(test_input_io, setup),
+        cmocka_unit_test_setup(test_swing, setup),
+        cmocka_unit_test_setup(test_memory, setup),
+        cmocka_unit_test_setup(test_events, setup),
+        cmocka_unit_test_setup(test_throttle, setup),
+        cmocka_unit_test_setup(test_straggler_stalled_idle, setup),
+        cmocka_unit_test_setup(test_thresholds, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
