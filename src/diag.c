@@ -22,6 +22,8 @@ struct diag {
     struct diag_verdict v[ANALYZE_MAX_GPUS][RULE_MAX];
     bool had_enough[ANALYZE_MAX_GPUS];
     struct analyze_gpu_stats stats[ANALYZE_MAX_GPUS];
+    struct analyze_gpu_stats prev[ANALYZE_MAX_GPUS];   /* the evaluation before: evidence of a verdict
+                                                          * as it last held, when it clears */
     struct sbuf ev[RULE_MAX];
 };
 
@@ -62,6 +64,17 @@ bool diag_had_enough(const struct diag *d, unsigned i)
     return d->had_enough[i];
 }
 
+/* Formats rule r's evidence from s into v. Evidence is text, and the most
+ * expensive part of an evaluation, so it is made only when a verdict
+ * starts, when it clears (from the evaluation before, when it last held)
+ * and at the end, not at every record. */
+static void diag_evidence(struct diag *d, const struct analyze_gpu_stats *s, int r, struct diag_verdict *v)
+{
+    sbuf_reset(&d->ev[r]);
+    rule_table[r].evidence(s, &d->cfg, &d->ev[r]);
+    snprintf(v->evidence, sizeof v->evidence, "%s", d->ev[r].data ? d->ev[r].data : "");
+}
+
 static void diag_evaluate(struct diag *d)
 {
     double now = analyze_now(d->an), dt = d->last_eval > 0 ? now - d->last_eval : 0;
@@ -71,17 +84,17 @@ static void diag_evaluate(struct diag *d)
         const struct analyze_gpu_stats *s = &d->stats[g];
         bool active[RULE_MAX];
         d->had_enough[g] |= s->enough;
-        rules_evaluate(s, &d->cfg, active, d->ev);
+        rules_evaluate(s, &d->cfg, active, NULL);
         for (int r = 0; r < rule_count; r++) {
             struct diag_verdict *v = &d->v[g][r];
             if (active[r]) {
                 if (v->active)
                     v->active_s += dt;
-                snprintf(v->evidence, sizeof v->evidence, "%s", d->ev[r].data ? d->ev[r].data : "");
                 v->last_t = now;
             }
             if (active[r] == v->active)
                 continue;
+            diag_evidence(d, active[r] ? s : &d->prev[g], r, v);
             v->active = active[r];
             if (active[r]) {
                 if (!v->ever)
@@ -94,6 +107,7 @@ static void diag_evaluate(struct diag *d)
                 d->fn(d->ctx, &ch);
             }
         }
+        d->prev[g] = *s;
     }
     d->last_eval = now;
     d->evaluated_latest = true;
@@ -118,6 +132,10 @@ void diag_finish(struct diag *d)
 {
     if (!d->evaluated_latest && analyze_now(d->an) > 0)
         diag_evaluate(d);
+    for (unsigned g = 0; g < analyze_ngpus(d->an); g++)   /* the evidence of what still holds, as of now */
+        for (int r = 0; r < rule_count; r++)
+            if (d->v[g][r].active)
+                diag_evidence(d, &d->stats[g], r, &d->v[g][r]);
 }
 
 void diag_change_line(const struct diag_change *ch, struct sbuf *b)

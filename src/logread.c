@@ -1,16 +1,22 @@
 /*
  * logread.c: JSON Lines back into records (see logread.h), parsed with
- * jansson. Metric keys are looked up through a cache by position: every
- * line of a log lists its keys in the same order, so the table is searched
- * once per key and later lines cost one string comparison each. The
- * parsed line (jansson's tree) is kept until the next line, because string
- * values in the record point into it. NVML's error strings map back to
- * codes through the one table below (the texts nvmlErrorString returns).
+ * cJSON. Parsing is most of diagnose's cost, so each line's tree is built
+ * in an arena (cJSON's allocation hooks): one bump allocation per node,
+ * nothing freed node by node, and the arena reset for the next line; a
+ * line too big for the arena falls back to malloc and the arena grows for
+ * the next one. Metric keys are looked up through a cache by position:
+ * every line of a log lists its keys in the same order, so the table is
+ * searched once per key and later lines cost one string comparison each.
+ * The tree is kept until the next line, because string values in the
+ * record point into it. NVML's error strings map back to codes through the
+ * one table below (the texts nvmlErrorString returns).
  */
 #include "logread.h"
 
 #include <errno.h>
-#include <jansson.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +26,21 @@
 
 #define LOGREAD_MAX_LINE (16u << 20)   /* a longer line is not one of ours */
 #define LOGREAD_KEY_CACHE 128
+#define LOGREAD_ARENA_MIN (1u << 20)
+
+/* Key ids besides metric ids. */
+enum { LOGREAD_KEY_EMPTY = -2, LOGREAD_KEY_UNKNOWN = -1, LOGREAD_KEY_ERRORS = -3, LOGREAD_KEY_PROCESSES = -4,
+       LOGREAD_KEY_XIDS = -5 };
 
 struct logread_key {
     char key[64];
-    int id;   /* metric id, -1 unknown key, -2 empty slot */
+    int id;
+};
+
+struct logread_arena {
+    char *buf;
+    size_t used, cap;
+    size_t overflow;                /* bytes that did not fit, this line */
 };
 
 struct logread {
@@ -33,7 +50,8 @@ struct logread {
     char *line;
     size_t cap;
     unsigned long long lineno;
-    json_t *root;                   /* the current line, owner of the record's strings */
+    cJSON *root;                    /* the current line, owner of the record's strings */
+    struct logread_arena arena;
     struct record_gpu *gpus;
     unsigned gcap;
     struct logread_key host_keys[LOGREAD_KEY_CACHE], gpu_keys[LOGREAD_KEY_CACHE];
@@ -48,6 +66,56 @@ static const struct { int code; const char *text; } logread_errors[] = {
     {14, "Corrupted infoROM"}, {15, "GPU is lost"}, {16, "GPU requires restart"}, {20, "Insufficient Memory"},
     {21, "No data"},
 };
+
+/* The arena of the parse running on this thread; NULL: plain malloc. */
+static _Thread_local struct logread_arena *logread_cur;
+static pthread_once_t logread_hooks_once = PTHREAD_ONCE_INIT;
+
+static void *logread_alloc(size_t n)
+{
+    struct logread_arena *a = logread_cur;
+    n = (n + 15) & ~(size_t)15;
+    if (a && a->cap - a->used >= n) {
+        void *p = a->buf + a->used;
+        a->used += n;
+        return p;
+    }
+    if (a)
+        a->overflow += n;
+    return malloc(n);
+}
+
+static void logread_free(void *p)
+{
+    struct logread_arena *a = logread_cur;
+    if (a && (char *)p >= a->buf && (char *)p < a->buf + a->cap)
+        return;   /* released with the whole arena */
+    free(p);
+}
+
+static void logread_hooks(void)
+{
+    cJSON_Hooks h = {logread_alloc, logread_free};
+    cJSON_InitHooks(&h);
+}
+
+/* Frees the previous line's tree and readies the arena for the next. */
+static void logread_release(struct logread *lr)
+{
+    logread_cur = &lr->arena;
+    if (lr->root)
+        cJSON_Delete(lr->root);   /* frees only the nodes that overflowed to malloc */
+    lr->root = NULL;
+    struct logread_arena *a = &lr->arena;
+    if (a->overflow) {
+        size_t want = a->cap + a->overflow;
+        a->cap = want > LOGREAD_ARENA_MIN ? want + want / 2 : LOGREAD_ARENA_MIN;
+        free(a->buf);
+        a->buf = xmalloc(a->cap);
+    }
+    a->used = a->overflow = 0;
+    logread_cur = NULL;
+}
 
 int logread_parse_time(const char *s, struct timespec *out)
 {
@@ -81,14 +149,17 @@ static int logread_error_code(const char *text)
     return 999;   /* NVML_ERROR_UNKNOWN */
 }
 
-/* The metric id of the pos-th key of an object, -1 for a key gpumon does not know. */
+/* The id of the pos-th key of an object: a metric id, or one of the
+ * LOGREAD_KEY_* values. */
 static int logread_key_id(struct logread_key *cache, size_t pos, const char *key)
 {
     struct logread_key *c = pos < LOGREAD_KEY_CACHE ? &cache[pos] : NULL;
-    if (c && c->id != -2 && !strcmp(c->key, key))
+    if (c && c->id != LOGREAD_KEY_EMPTY && !strcmp(c->key, key))
         return c->id;
     const struct metric *m = metric_find(key);
-    int id = m ? (int)m->id : -1;
+    int id = m ? (int)m->id : !strcmp(key, "errors") ? LOGREAD_KEY_ERRORS
+           : !strcmp(key, "processes") ? LOGREAD_KEY_PROCESSES : !strcmp(key, "xids") ? LOGREAD_KEY_XIDS
+           : LOGREAD_KEY_UNKNOWN;
     if (c && strlen(key) < sizeof c->key) {
         snprintf(c->key, sizeof c->key, "%s", key);
         c->id = id;
@@ -96,32 +167,38 @@ static int logread_key_id(struct logread_key *cache, size_t pos, const char *key
     return id;
 }
 
+/* An integer from a JSON number: -1 when it is not one. */
+static int logread_int(const cJSON *j, long long *out)
+{
+    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) || fabs(j->valuedouble) > 9.007199254740992e15)
+        return -1;
+    *out = (long long)j->valuedouble;
+    return 0;
+}
+
 /* Sets v from a JSON value of metric m. Returns 0, or -1 for a wrong type. */
-static int logread_value(const struct metric *m, json_t *j, struct value *v)
+static int logread_value(const struct metric *m, const cJSON *j, struct value *v)
 {
     memset(v, 0, sizeof *v);
-    if (json_is_null(j))
+    if (cJSON_IsNull(j))
         return 0;   /* VS_NONE unless "errors" says why */
     v->state = VS_OK;
     switch (m->kind) {
     case MK_FLOAT:
-        if (!json_is_number(j))
+        if (!cJSON_IsNumber(j))
             return -1;
-        v->u.f = json_number_value(j);
+        v->u.f = j->valuedouble;
         return 0;
     case MK_INT:
     case MK_HEX:
-        if (!json_is_integer(j))
-            return -1;
-        v->u.i = json_integer_value(j);
-        return 0;
+        return logread_int(j, &v->u.i);
     case MK_FLAG:
-        if (!json_is_boolean(j))
+        if (!cJSON_IsBool(j))
             return -1;
-        v->u.i = json_is_true(j);
+        v->u.i = cJSON_IsTrue(j);
         return 0;
     case MK_PSTATE: {
-        const char *s = json_string_value(j);
+        const char *s = cJSON_GetStringValue(j);
         char *end;
         if (!s || s[0] != 'P' || s[1] < '0' || s[1] > '9')
             return -1;
@@ -129,26 +206,39 @@ static int logread_value(const struct metric *m, json_t *j, struct value *v)
         return *end ? -1 : 0;
     }
     case MK_STR:
-        if (!(v->u.s = json_string_value(j)))
+        if (!(v->u.s = cJSON_GetStringValue(j)))
             return -1;
         return 0;
     }
     return -1;
 }
 
-/* Fills vals (scope scope) from the keys of obj. skip: keys handled by the caller. */
-static int logread_metrics(struct logread_key *cache, json_t *obj, enum metric_scope scope, struct value *vals,
-                           char *err, size_t errlen)
+/* The members of a GPU object that are not metric values. */
+struct logread_extra {
+    const cJSON *errors, *processes, *xids;
+};
+
+/* Fills vals (scope scope) from the keys of obj, and notes the extra members. */
+static int logread_metrics(struct logread_key *cache, const cJSON *obj, enum metric_scope scope, struct value *vals,
+                           struct logread_extra *extra, char *err, size_t errlen)
 {
-    const char *key;
-    json_t *j;
+    const cJSON *j;
     size_t pos = 0;
-    json_object_foreach(obj, key, j) {
-        int id = logread_key_id(cache, pos++, key);
-        if (id < 0 || metric_table[id].scope != scope)
-            continue;   /* "index", "errors", "processes", "xids", or a key from a newer gpumon */
+    cJSON_ArrayForEach(j, obj) {
+        int id = logread_key_id(cache, pos++, j->string);
+        if (id < 0) {
+            if (extra && id == LOGREAD_KEY_ERRORS)
+                extra->errors = j;
+            else if (extra && id == LOGREAD_KEY_PROCESSES)
+                extra->processes = j;
+            else if (extra && id == LOGREAD_KEY_XIDS)
+                extra->xids = j;
+            continue;   /* or a key from a newer gpumon */
+        }
+        if (metric_table[id].scope != scope || id == M_INDEX)
+            continue;
         if (logread_value(&metric_table[id], j, &vals[id]) != 0) {
-            snprintf(err, errlen, "\"%s\" has the wrong type for a %s value", key,
+            snprintf(err, errlen, "\"%s\" has the wrong type for a %s value", j->string,
                      metric_table[id].kind == MK_STR ? "string" : metric_table[id].kind == MK_FLAG ? "boolean"
                      : metric_table[id].kind == MK_PSTATE ? "P-state" : "numeric");
             return -1;
@@ -157,136 +247,151 @@ static int logread_metrics(struct logread_key *cache, json_t *obj, enum metric_s
     return 0;
 }
 
-static int logread_errors_map(json_t *errs, struct value *vals, char *err, size_t errlen)
+static int logread_errors_map(const cJSON *errs, struct value *vals, char *err, size_t errlen)
 {
-    const char *key;
-    json_t *j;
+    const cJSON *j;
     if (!errs)
         return 0;
-    if (!json_is_object(errs)) {
+    if (!cJSON_IsObject(errs)) {
         snprintf(err, errlen, "\"errors\" is not an object");
         return -1;
     }
-    json_object_foreach(errs, key, j) {
-        const struct metric *m = metric_find(key);
-        if (!m || m->scope != MS_GPU || !json_is_string(j))
+    cJSON_ArrayForEach(j, errs) {
+        const struct metric *m = metric_find(j->string);
+        if (!m || m->scope != MS_GPU || !cJSON_IsString(j))
             continue;
-        int code = logread_error_code(json_string_value(j));
+        int code = logread_error_code(j->valuestring);
         vals[m->id] = (struct value){.state = nvml_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
     }
     return 0;
 }
 
-static int logread_procs(json_t *arr, struct record_gpu *g, char *err, size_t errlen)
+static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size_t errlen)
 {
-    size_t i;
-    json_t *p;
+    const cJSON *p;
+    size_t i = 0;
     g->nprocs = 0;
     if (!arr)
         return 0;
-    if (!json_is_array(arr)) {
+    if (!cJSON_IsArray(arr)) {
         snprintf(err, errlen, "\"processes\" is not an array");
         return -1;
     }
-    json_array_foreach(arr, i, p) {
-        json_t *pid = json_object_get(p, "pid"), *mem = json_object_get(p, "used_memory");
-        if (!json_is_integer(pid)) {
+    cJSON_ArrayForEach(p, arr) {
+        long long pid, mem;
+        if (logread_int(cJSON_GetObjectItemCaseSensitive(p, "pid"), &pid) != 0 || pid < 0) {
             snprintf(err, errlen, "processes[%zu] has no integer \"pid\"", i);
             return -1;
         }
+        i++;
         if (g->nprocs == RECORD_MAX_PROCS)
             continue;
         struct record_proc *rp = &g->procs[g->nprocs++];
-        rp->pid = (unsigned)json_integer_value(pid);
-        rp->used_mib = json_is_integer(mem) ? json_integer_value(mem) : -1;
-        const char *name = json_string_value(json_object_get(p, "name"));
+        rp->pid = (unsigned)pid;
+        rp->used_mib = logread_int(cJSON_GetObjectItemCaseSensitive(p, "used_memory"), &mem) == 0 ? mem : -1;
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "name"));
         snprintf(rp->name, sizeof rp->name, "%s", name ? name : "");
     }
     return 0;
 }
 
-static int logread_xids(json_t *arr, struct record_gpu *g, char *err, size_t errlen)
+static int logread_xids(const cJSON *arr, struct record_gpu *g, char *err, size_t errlen)
 {
-    size_t i;
-    json_t *x;
+    const cJSON *x;
+    size_t i = 0;
     g->nxids = 0;
     if (!arr)
         return 0;
-    if (!json_is_array(arr)) {
+    if (!cJSON_IsArray(arr)) {
         snprintf(err, errlen, "\"xids\" is not an array");
         return -1;
     }
-    json_array_foreach(arr, i, x) {
-        json_t *code = json_object_get(x, "code"), *count = json_object_get(x, "count");
-        const char *last = json_string_value(json_object_get(x, "last_seen"));
+    cJSON_ArrayForEach(x, arr) {
+        long long code, count;
+        const char *last = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "last_seen"));
         struct record_xid rx = {0};
-        if (!json_is_integer(code) || (last && logread_parse_time(last, &rx.last) != 0)) {
+        if (logread_int(cJSON_GetObjectItemCaseSensitive(x, "code"), &code) != 0 || code < 0 ||
+            (last && logread_parse_time(last, &rx.last) != 0)) {
             snprintf(err, errlen, "xids[%zu] needs an integer \"code\" and an RFC 3339 \"last_seen\"", i);
             return -1;
         }
-        rx.code = (unsigned)json_integer_value(code);
-        rx.count = json_is_integer(count) ? (unsigned long long)json_integer_value(count) : 1;
+        i++;
+        rx.code = (unsigned)code;
+        rx.count = logread_int(cJSON_GetObjectItemCaseSensitive(x, "count"), &count) == 0 && count > 0
+                   ? (unsigned long long)count : 1;
         if (g->nxids < RECORD_MAX_XIDS)
             g->xids[g->nxids++] = rx;
     }
     return 0;
 }
 
-static int logread_gpu(struct logread *lr, json_t *obj, struct record_gpu *g, char *err, size_t errlen)
+static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *g, char *err, size_t errlen)
 {
-    json_t *idx = json_object_get(obj, "index");
+    long long idx;
     memset(g->v, 0, sizeof g->v);
-    if (!json_is_integer(idx)) {
+    if (logread_int(cJSON_GetObjectItemCaseSensitive(obj, "index"), &idx) != 0 || idx < 0) {
         snprintf(err, errlen, "a GPU object has no integer \"index\"");
         return -1;
     }
-    g->index = (unsigned)json_integer_value(idx);
+    g->index = (unsigned)idx;
     g->v[M_INDEX] = (struct value){.state = VS_OK, .u.i = g->index};
-    if (logread_metrics(lr->gpu_keys, obj, MS_GPU, g->v, err, errlen) != 0 ||
-        logread_errors_map(json_object_get(obj, "errors"), g->v, err, errlen) != 0 ||
-        logread_procs(json_object_get(obj, "processes"), g, err, errlen) != 0 ||
-        logread_xids(json_object_get(obj, "xids"), g, err, errlen) != 0)
+    struct logread_extra extra = {NULL, NULL, NULL};
+    if (logread_metrics(lr->gpu_keys, obj, MS_GPU, g->v, &extra, err, errlen) != 0 ||
+        logread_errors_map(extra.errors, g->v, err, errlen) != 0 ||
+        logread_procs(extra.processes, g, err, errlen) != 0 ||
+        logread_xids(extra.xids, g, err, errlen) != 0)
         return -1;
     return 0;
 }
 
 int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen)
 {
-    json_error_t je;
-    if (lr->root)
-        json_decref(lr->root);
-    lr->root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    pthread_once(&logread_hooks_once, logread_hooks);
+    logread_release(lr);
+    logread_cur = &lr->arena;
+    const char *end = NULL;
+    lr->root = cJSON_ParseWithLengthOpts(line, len, &end, false);
+    logread_cur = NULL;
     if (!lr->root) {
-        snprintf(err, errlen, "not JSON: %s (column %d)", je.text, je.column);
+        const char *at = cJSON_GetErrorPtr();
+        snprintf(err, errlen, "not JSON (at column %zu)", at && at >= line && at <= line + len
+                 ? (size_t)(at - line) + 1 : len);
         return -1;
     }
-    json_t *ts = json_object_get(lr->root, "timestamp"), *gpus = json_object_get(lr->root, "gpus");
-    json_t *host = json_object_get(lr->root, "host");
-    if (!json_is_object(lr->root) || !json_is_string(ts) || !json_is_array(gpus)) {
+    while (end && end < line + len && (*end == ' ' || *end == '\t'))
+        end++;
+    if (end && end < line + len) {
+        snprintf(err, errlen, "not JSON: text after the record (at column %zu)", (size_t)(end - line) + 1);
+        return -1;
+    }
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(lr->root, "timestamp");
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(lr->root, "gpus");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(lr->root, "host");
+    if (!cJSON_IsObject(lr->root) || !cJSON_IsString(ts) || !cJSON_IsArray(gpus)) {
         snprintf(err, errlen, "not a gpumon record (an object with \"timestamp\" and \"gpus\")");
         return -1;
     }
     memset(rec, 0, sizeof *rec);
-    if (logread_parse_time(json_string_value(ts), &rec->time) != 0) {
-        snprintf(err, errlen, "\"timestamp\" is not RFC 3339 UTC: \"%s\"", json_string_value(ts));
+    if (logread_parse_time(ts->valuestring, &rec->time) != 0) {
+        snprintf(err, errlen, "\"timestamp\" is not RFC 3339 UTC: \"%.64s\"", ts->valuestring);
         return -1;
     }
-    const char *hn = json_string_value(json_object_get(lr->root, "hostname"));
+    const char *hn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(lr->root, "hostname"));
     rec->hostname = hn ? hn : "";
-    if (host && (!json_is_object(host) || logread_metrics(lr->host_keys, host, MS_HOST, rec->host, err,
-                                                          errlen) != 0)) {
-        if (!json_is_object(host))
-            snprintf(err, errlen, "\"host\" is not an object");
+    if (host && !cJSON_IsObject(host)) {
+        snprintf(err, errlen, "\"host\" is not an object");
         return -1;
     }
-    size_t n = json_array_size(gpus);
+    if (host && logread_metrics(lr->host_keys, host, MS_HOST, rec->host, NULL, err, errlen) != 0)
+        return -1;
+    size_t n = (size_t)cJSON_GetArraySize(gpus), i = 0;
     if (n > lr->gcap) {
         lr->gpus = xrealloc(lr->gpus, n * sizeof *lr->gpus);
         lr->gcap = (unsigned)n;
     }
-    for (size_t i = 0; i < n; i++) {
-        json_t *g = json_array_get(gpus, i);
-        if (!json_is_object(g)) {
+    const cJSON *g;
+    cJSON_ArrayForEach(g, gpus) {
+        if (!cJSON_IsObject(g)) {
             snprintf(err, errlen, "gpus[%zu] is not an object", i);
             return -1;
         }
@@ -295,6 +400,7 @@ int logread_parse(struct logread *lr, const char *line, size_t len, struct recor
             snprintf(err, errlen, "gpus[%zu]: %s", i, e);
             return -1;
         }
+        i++;
     }
     rec->ngpus = (unsigned)n;
     rec->gpus = lr->gpus;
@@ -313,7 +419,7 @@ int logread_open(struct logread **out, const char *path, char *err, size_t errle
     lr->own = f != stdin;
     lr->path = xstrdup(path);
     for (int i = 0; i < LOGREAD_KEY_CACHE; i++)
-        lr->host_keys[i].id = lr->gpu_keys[i].id = -2;
+        lr->host_keys[i].id = lr->gpu_keys[i].id = LOGREAD_KEY_EMPTY;
     *out = lr;
     return 0;
 }
@@ -366,8 +472,8 @@ void logread_close(struct logread *lr)
         return;
     if (lr->own)
         fclose(lr->f);
-    if (lr->root)
-        json_decref(lr->root);
+    logread_release(lr);
+    free(lr->arena.buf);
     free(lr->line);
     free(lr->path);
     free(lr->gpus);
