@@ -27,6 +27,7 @@
 #define LOGREAD_MAX_LINE (16u << 20)   /* a longer line is not one of ours */
 #define LOGREAD_KEY_CACHE 128
 #define LOGREAD_ARENA_MIN (1u << 20)
+#define LOGREAD_SLOTS 8
 
 /* Key ids besides metric ids. */
 enum { LOGREAD_KEY_EMPTY = -2, LOGREAD_KEY_UNKNOWN = -1, LOGREAD_KEY_ERRORS = -3, LOGREAD_KEY_PROCESSES = -4,
@@ -43,6 +44,22 @@ struct logread_arena {
     size_t overflow;                /* bytes that did not fit, this line */
 };
 
+/* One parsed line: its tree owns the strings its record points to. */
+struct logread_tree {
+    cJSON *root;
+    struct logread_arena arena;
+    struct record_gpu *gpus;
+    unsigned gcap;
+};
+
+/* A line handed from the reader thread to the caller. */
+struct logread_slot {
+    struct logread_tree tree;
+    struct record rec;
+    int status;                     /* 1 a record, 0 the end (err: a warning, if any), -1 an error (err) */
+    char err[512];
+};
+
 struct logread {
     FILE *f;
     bool own;
@@ -50,13 +67,21 @@ struct logread {
     char *line;
     size_t cap;
     unsigned long long lineno;
-    cJSON *root;                    /* the current line, owner of the record's strings */
-    struct logread_arena arena;
-    struct record_gpu *gpus;
-    unsigned gcap;
-    struct logread_key host_keys[LOGREAD_KEY_CACHE], gpu_keys[LOGREAD_KEY_CACHE];
-    char warning[512];
+    struct logread_key host_keys[LOGREAD_KEY_CACHE], gpu_keys[LOGREAD_KEY_CACHE];   /* reader's */
+    struct logread_tree direct;     /* logread_parse()'s */
+    char warning[512];              /* reader's: the torn last line */
     bool warned;
+    char end_warning[512];          /* caller's: that warning, once the caller reached the end */
+    bool end_warned;
+
+    /* The reader thread fills slots ahead of the caller: produced and
+     * consumed count lines; the caller holds slot (consumed - 1) % N. */
+    struct logread_slot slots[LOGREAD_SLOTS];
+    pthread_t thread;
+    bool started, stop;
+    unsigned long long produced, consumed;
+    pthread_mutex_t mu;
+    pthread_cond_t more, room;
 };
 
 static const struct { int code; const char *text; } logread_errors[] = {
@@ -99,14 +124,14 @@ static void logread_hooks(void)
     cJSON_InitHooks(&h);
 }
 
-/* Frees the previous line's tree and readies the arena for the next. */
-static void logread_release(struct logread *lr)
+/* Frees a line's tree and readies its arena for the next. */
+static void logread_release(struct logread_tree *t)
 {
-    logread_cur = &lr->arena;
-    if (lr->root)
-        cJSON_Delete(lr->root);   /* frees only the nodes that overflowed to malloc */
-    lr->root = NULL;
-    struct logread_arena *a = &lr->arena;
+    logread_cur = &t->arena;
+    if (t->root)
+        cJSON_Delete(t->root);   /* frees only the nodes that overflowed to malloc */
+    t->root = NULL;
+    struct logread_arena *a = &t->arena;
     if (a->overflow) {
         size_t want = a->cap + a->overflow;
         a->cap = want > LOGREAD_ARENA_MIN ? want + want / 2 : LOGREAD_ARENA_MIN;
@@ -344,15 +369,16 @@ static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *
     return 0;
 }
 
-int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen)
+static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const char *line, size_t len,
+                              struct record *rec, char *err, size_t errlen)
 {
     pthread_once(&logread_hooks_once, logread_hooks);
-    logread_release(lr);
-    logread_cur = &lr->arena;
+    logread_release(t);
+    logread_cur = &t->arena;
     const char *end = NULL;
-    lr->root = cJSON_ParseWithLengthOpts(line, len, &end, false);
+    t->root = cJSON_ParseWithLengthOpts(line, len, &end, false);
     logread_cur = NULL;
-    if (!lr->root) {
+    if (!t->root) {
         const char *at = cJSON_GetErrorPtr();
         snprintf(err, errlen, "not JSON (at column %zu)", at && at >= line && at <= line + len
                  ? (size_t)(at - line) + 1 : len);
@@ -364,10 +390,10 @@ int logread_parse(struct logread *lr, const char *line, size_t len, struct recor
         snprintf(err, errlen, "not JSON: text after the record (at column %zu)", (size_t)(end - line) + 1);
         return -1;
     }
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(lr->root, "timestamp");
-    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(lr->root, "gpus");
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(lr->root, "host");
-    if (!cJSON_IsObject(lr->root) || !cJSON_IsString(ts) || !cJSON_IsArray(gpus)) {
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(t->root, "timestamp");
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(t->root, "gpus");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(t->root, "host");
+    if (!cJSON_IsObject(t->root) || !cJSON_IsString(ts) || !cJSON_IsArray(gpus)) {
         snprintf(err, errlen, "not a gpumon record (an object with \"timestamp\" and \"gpus\")");
         return -1;
     }
@@ -376,7 +402,7 @@ int logread_parse(struct logread *lr, const char *line, size_t len, struct recor
         snprintf(err, errlen, "\"timestamp\" is not RFC 3339 UTC: \"%.64s\"", ts->valuestring);
         return -1;
     }
-    const char *hn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(lr->root, "hostname"));
+    const char *hn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->root, "hostname"));
     rec->hostname = hn ? hn : "";
     if (host && !cJSON_IsObject(host)) {
         snprintf(err, errlen, "\"host\" is not an object");
@@ -385,9 +411,9 @@ int logread_parse(struct logread *lr, const char *line, size_t len, struct recor
     if (host && logread_metrics(lr->host_keys, host, MS_HOST, rec->host, NULL, err, errlen) != 0)
         return -1;
     size_t n = (size_t)cJSON_GetArraySize(gpus), i = 0;
-    if (n > lr->gcap) {
-        lr->gpus = xrealloc(lr->gpus, n * sizeof *lr->gpus);
-        lr->gcap = (unsigned)n;
+    if (n > t->gcap) {
+        t->gpus = xrealloc(t->gpus, n * sizeof *t->gpus);
+        t->gcap = (unsigned)n;
     }
     const cJSON *g;
     cJSON_ArrayForEach(g, gpus) {
@@ -396,15 +422,20 @@ int logread_parse(struct logread *lr, const char *line, size_t len, struct recor
             return -1;
         }
         char e[256];
-        if (logread_gpu(lr, g, &lr->gpus[i], e, sizeof e) != 0) {
+        if (logread_gpu(lr, g, &t->gpus[i], e, sizeof e) != 0) {
             snprintf(err, errlen, "gpus[%zu]: %s", i, e);
             return -1;
         }
         i++;
     }
     rec->ngpus = (unsigned)n;
-    rec->gpus = lr->gpus;
+    rec->gpus = t->gpus;
     return 0;
+}
+
+int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen)
+{
+    return logread_tree_parse(lr, &lr->direct, line, len, rec, err, errlen);
 }
 
 int logread_open(struct logread **out, const char *path, char *err, size_t errlen)
@@ -420,11 +451,16 @@ int logread_open(struct logread **out, const char *path, char *err, size_t errle
     lr->path = xstrdup(path);
     for (int i = 0; i < LOGREAD_KEY_CACHE; i++)
         lr->host_keys[i].id = lr->gpu_keys[i].id = LOGREAD_KEY_EMPTY;
+    pthread_mutex_init(&lr->mu, NULL);
+    pthread_cond_init(&lr->more, NULL);
+    pthread_cond_init(&lr->room, NULL);
     *out = lr;
     return 0;
 }
 
-int logread_next(struct logread *lr, struct record *rec, char *err, size_t errlen)
+/* Reads and parses the next line into t and rec: 1, 0 at the end, -1. */
+static int logread_read_one(struct logread *lr, struct logread_tree *t, struct record *rec, char *err,
+                            size_t errlen)
 {
     for (;;) {
         ssize_t n = getline(&lr->line, &lr->cap, lr->f);
@@ -448,7 +484,7 @@ int logread_next(struct logread *lr, struct record *rec, char *err, size_t errle
                      lr->lineno, len);
             return -1;
         }
-        if (logread_parse(lr, lr->line, len, rec, e, sizeof e) == 0)
+        if (logread_tree_parse(lr, t, lr->line, len, rec, e, sizeof e) == 0)
             return 1;
         if (!complete) {   /* the last line, cut short */
             snprintf(lr->warning, sizeof lr->warning, "%s:%llu: the last line is incomplete (%zu bytes, no "
@@ -461,21 +497,94 @@ int logread_next(struct logread *lr, struct record *rec, char *err, size_t errle
     }
 }
 
+/* The reader thread: parses lines into free slots until the end, an
+ * error, or logread_close. Parsing is most of diagnose's work, so it runs
+ * beside the analysis. */
+static void *logread_main(void *arg)
+{
+    struct logread *lr = arg;
+    for (;;) {
+        pthread_mutex_lock(&lr->mu);
+        while (!lr->stop && lr->produced + 1 >= lr->consumed + LOGREAD_SLOTS)
+            pthread_cond_wait(&lr->room, &lr->mu);
+        bool stop = lr->stop;
+        pthread_mutex_unlock(&lr->mu);
+        if (stop)
+            return NULL;
+        struct logread_slot *sl = &lr->slots[lr->produced % LOGREAD_SLOTS];
+        sl->status = logread_read_one(lr, &sl->tree, &sl->rec, sl->err, sizeof sl->err);
+        if (sl->status == 0)
+            snprintf(sl->err, sizeof sl->err, "%s", lr->warned ? lr->warning : "");
+        pthread_mutex_lock(&lr->mu);
+        lr->produced++;
+        pthread_cond_signal(&lr->more);
+        pthread_mutex_unlock(&lr->mu);
+        if (sl->status != 1)
+            return NULL;
+    }
+}
+
+int logread_next(struct logread *lr, struct record *rec, char *err, size_t errlen)
+{
+    if (!lr->started) {
+        if (pthread_create(&lr->thread, NULL, logread_main, lr) != 0) {
+            snprintf(err, errlen, "%s: cannot start the reader thread", lr->path);
+            return -1;
+        }
+        lr->started = true;
+    }
+    pthread_mutex_lock(&lr->mu);
+    if (lr->consumed > 0 && lr->slots[(lr->consumed - 1) % LOGREAD_SLOTS].status != 1) {
+        struct logread_slot *last = &lr->slots[(lr->consumed - 1) % LOGREAD_SLOTS];
+        pthread_mutex_unlock(&lr->mu);   /* called again after the end or an error */
+        if (last->status < 0)
+            snprintf(err, errlen, "%s", last->err);
+        return last->status;
+    }
+    pthread_cond_signal(&lr->room);      /* the slot held since the last call is free */
+    while (lr->produced == lr->consumed)
+        pthread_cond_wait(&lr->more, &lr->mu);
+    struct logread_slot *sl = &lr->slots[lr->consumed++ % LOGREAD_SLOTS];
+    pthread_mutex_unlock(&lr->mu);
+    if (sl->status == 1)
+        *rec = sl->rec;
+    else if (sl->status < 0)
+        snprintf(err, errlen, "%s", sl->err);
+    else if (sl->err[0]) {
+        snprintf(lr->end_warning, sizeof lr->end_warning, "%s", sl->err);
+        lr->end_warned = true;
+    }
+    return sl->status;
+}
+
 const char *logread_warning(const struct logread *lr)
 {
-    return lr->warned ? lr->warning : NULL;
+    return lr->end_warned ? lr->end_warning : NULL;
 }
 
 void logread_close(struct logread *lr)
 {
     if (!lr)
         return;
+    if (lr->started) {
+        pthread_mutex_lock(&lr->mu);
+        lr->stop = true;
+        pthread_cond_signal(&lr->room);
+        pthread_mutex_unlock(&lr->mu);
+        pthread_join(lr->thread, NULL);
+    }
     if (lr->own)
         fclose(lr->f);
-    logread_release(lr);
-    free(lr->arena.buf);
+    for (int i = 0; i <= LOGREAD_SLOTS; i++) {
+        struct logread_tree *t = i < LOGREAD_SLOTS ? &lr->slots[i].tree : &lr->direct;
+        logread_release(t);
+        free(t->arena.buf);
+        free(t->gpus);
+    }
+    pthread_mutex_destroy(&lr->mu);
+    pthread_cond_destroy(&lr->more);
+    pthread_cond_destroy(&lr->room);
     free(lr->line);
     free(lr->path);
-    free(lr->gpus);
     free(lr);
 }
