@@ -3,7 +3,8 @@
 # those missing. Used by the quick start, the test command and CI.
 set -euo pipefail
 pkgs=(gcc make cmake pkg-config libcmocka-dev python3 procps time
-      libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl prometheus)
+      libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl prometheus
+      clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
