@@ -11,13 +11,15 @@
  * serve --web.listen-address=127.0.0.1:0 (nothing is written, nothing
  * listens for more than a moment). After "--" they are plain words and the
  * command refuses them. Each call runs in a private temp directory holding
- * a copy of fixtures/web.yml (so --web.config.file web.yml loads), and each
+ * a copy of fixtures/web.yml (so --web.config.file web.yml loads; under
+$TMPDIR, which scripts/fuzz points at its scratch folder), and each
  * command's exit status must be one the man page documents for it.
  *
  * getopt keeps state between calls and the commands reset only optind = 1,
  * which leaves glibc's pointer into the previous (freed) argv when a call
- * stopped inside a cluster such as "-hi5"; the harness resets getopt fully
- * (optind = 0 and one call) before each input, as a fresh process would be.
+ * stopped inside a cluster such as "-hx" (libc is not instrumented, so that
+ * would show as wrong parses, not as a report); the harness resets getopt
+ * fully (optind = 0 and one call) before each input, as a fresh process is.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -57,8 +59,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    static char dir[] = "/tmp/gpumon-fuzz-options-XXXXXX";
-    char web[sizeof dir + 16];
+    static char dir[PATH_MAX];
+    char web[PATH_MAX + 16];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/gpumon-fuzz-options-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir))
         abort();
     fuzz_options_dir = dir;
