@@ -6,6 +6,7 @@ pkgs=(gcc make cmake pkg-config libcmocka-dev python3 procps time
       libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl prometheus valgrind util-linux)
 pkgs+=(python3-yaml)   # tests/cli/test_deploy.sh and test_prometheus.sh read YAML
 pkgs+=(libcjson-dev chromium)   # diagnose/report read logs with cJSON; the report opens in chromium
+pkgs+=(clang libclang-rt-dev)   # the fuzz harnesses (libFuzzer)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -169,8 +169,11 @@ static bool serve_stop_collector(struct serve_state *st, pthread_t t)
     return pthread_timedjoin_np(t, NULL, &until) == 0;
 }
 
+/* st is cmd_serve's static (a collector stuck in NVML may outlive the call): start from zero,
+ * so nothing freed by an earlier call (the web config, the snapshot) is seen again. */
 static void serve_state_init(struct serve_state *st)
 {
+    memset(st, 0, sizeof *st);
     pthread_mutex_init(&st->mu, NULL);
     pthread_mutex_init(&st->stop_mu, NULL);
     pthread_condattr_t ca;
