@@ -113,7 +113,7 @@ static void *logread_alloc(size_t n)
 static void logread_free(void *p)
 {
     struct logread_arena *a = logread_cur;
-    if (a && (char *)p >= a->buf && (char *)p < a->buf + a->cap)
+    if (a && a->buf && (char *)p >= a->buf && (char *)p < a->buf + a->cap)
         return;   /* released with the whole arena */
     free(p);
 }
