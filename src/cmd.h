@@ -7,6 +7,7 @@
 #define GPUMON_CMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "rules.h"
 
 int cmd_watch(int argc, char **argv);
@@ -41,6 +42,12 @@ bool cmd_nvml_option(struct cmd_nvml_opts *o, int code, const char *arg);
  * printing one line that names the cause and what to do. require_gpu: fail
  * with EXIT_NO_GPU when NVML reports zero GPUs. */
 int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu);
+struct sampler;
+struct record;
+/* Takes one sample for a loop running every step ns; a sample that took
+ * over a second and over an interval (an NVML call slow or hung) is said
+ * on stderr, since the records will show a gap there. */
+void cmd_sample(struct sampler *s, struct record *rec, uint64_t step);
 /* Prints "gpumon: MSG" and a hint to use --help; returns EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

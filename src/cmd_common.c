@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "exitcodes.h"
 #include "nvml.h"
+#include "sampler.h"
 #include "util.h"
 
 #ifndef GPUMON_SIM_INSTALLED
@@ -142,4 +143,14 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
         return EXIT_NO_GPU;
     }
     return 0;
+}
+
+void cmd_sample(struct sampler *s, struct record *rec, uint64_t step)
+{
+    uint64_t t0 = util_mono_ns();
+    sampler_sample(s, rec);
+    uint64_t took = util_mono_ns() - t0;
+    if (took > step && took > 1000000000ull)
+        util_warn("a sample took %.1f s (interval %.3g s): an NVML call was slow or hung; the records have a "
+                  "gap there and sampling goes on", (double)took / 1e9, (double)step / 1e9);
 }

@@ -203,7 +203,7 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
                     ;
             }
         }
-        sampler_sample(smp, &rec);
+        cmd_sample(smp, &rec, step);
         if (o->output && out_ok) {
             sbuf_reset(&b);
             sk->ops->record(sk, &rec, &b);

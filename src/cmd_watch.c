@@ -115,15 +115,6 @@ static int watch_parse(int argc, char **argv, struct watch_opts *o)
     return 0;
 }
 
-/* A sample that took over a second and over an interval means an NVML
- * call was slow or hung: say so, since the log will show a gap. */
-static void watch_report_gap(uint64_t took, uint64_t step)
-{
-    if (took > step && took > 1000000000ull)
-        util_warn("a sample took %.1f s (interval %.3g s): an NVML call was slow or hung; the log has a gap "
-                  "there and sampling goes on", (double)took / 1e9, (double)step / 1e9);
-}
-
 static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct sink *sk, struct out *out)
 {
     struct sbuf b;
@@ -134,9 +125,7 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
     if (!o->output || out_is_empty(out))
         sk->ops->begin(sk, &b);
     for (unsigned long long n = 0; !watch_stop; n++) {
-        uint64_t t0 = util_mono_ns();
-        sampler_sample(smp, &rec);
-        watch_report_gap(util_mono_ns() - t0, step);
+        cmd_sample(smp, &rec, step);
         sk->ops->record(sk, &rec, &b);
         if (out_write(out, b.data, b.len) != 0)
             break;   /* standard output closed: the reader is gone */

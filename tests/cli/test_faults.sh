@@ -20,6 +20,17 @@ after = gaps[gaps.index(big[0]) + 1:]
 assert len(after) >= 8 and max(after) < 0.6, after   # sampling went on at its interval
 "
 
+# run: the same gap reported, the job's exit status kept (a 3 s hang, to keep the test short)
+sed 's/^  at 5 hang nvmlDeviceGetPowerUsage 10$/  at 1 hang nvmlDeviceGetPowerUsage 3/' "$SCN/hang.scn" > "$T/hang3.scn"
+grep -q "at 1 hang" "$T/hang3.scn" && ok || fail "could not shorten hang.scn's hang"
+GPUMON_SIM_SCENARIO="$T/hang3.scn" "$GPUMON" run --nvml "$SIM" --interval 250ms -o "$T/run.jsonl" -- \
+  sh -c 'sleep 5; exit 3' > /dev/null 2> "$T/run.err"; rc=$?
+expect_eq "run keeps the job's status through a hang" "$rc" 3
+expect_match "run reports the gap" "$(cat "$T/run.err")" "a sample took [23]\.[0-9] s .*NVML call was slow or hung"
+pycheck "$T/run.jsonl" "
+assert len(recs) >= 8, len(recs)   # sampling went on after the gap
+"
+
 # --- a metric turning NO_PERMISSION mid-run -------------------------------
 GPUMON_SIM_START=9 GPUMON_SIM_SCENARIO="$SCN/metrics-unsupported.scn" "$GPUMON" watch --nvml "$SIM" \
   --interval 100ms --count 20 --format jsonl > "$T/perm.jsonl" 2> /dev/null
@@ -43,6 +54,25 @@ e1=$(awk '/^gpumon_exporter_collection_errors_total/ {print $2}' "$T/p1.txt")
 e2=$(awk '/^gpumon_exporter_collection_errors_total/ {print $2}' "$T/p2.txt")
 [ "${e2:-0}" -gt "${e1:-0}" ] && ok || fail "collection errors counted: got $e1 then $e2, expected a rise"
 expect_eq "no ECC series on a board without ECC" "$(grep -c '^gpumon_gpu_ecc_' "$T/p2.txt")" 0
+
+# --- kill -9 mid-run: the readers take every whole line and say what they skip
+"$GPUMON" watch --nvml "$SIM" --interval 10ms --format jsonl -o "$T/k.jsonl" 2> /dev/null &
+kp=$!
+sleep 1.2
+kill -9 $kp; wait $kp 2> /dev/null
+lines=$(wc -l < "$T/k.jsonl")
+[ "$lines" -ge 20 ] && ok || fail "watch wrote $lines records in 1.2 s at 10 ms"
+"$GPUMON" diagnose "$T/k.jsonl" --format json > "$T/k.json" 2> "$T/k.err"; rc=$?
+expect_eq "diagnose after kill -9" "$rc:$(cat "$T/k.err")" "0:"
+size=$(stat -c %s "$T/k.jsonl")
+head -c $((size - 700)) "$T/k.jsonl" > "$T/torn.jsonl"   # what a write cut short would leave
+"$GPUMON" diagnose "$T/torn.jsonl" --format json > "$T/t.json" 2> "$T/t.err"; rc=$?
+expect_eq "diagnose of a torn log exits 0" "$rc" 0
+expect_match "and names the torn line" "$(cat "$T/t.err")" "torn.jsonl:$lines: the last line is incomplete"
+"$GPUMON" report "$T/torn.jsonl" -o "$T/torn.html" > /dev/null 2> "$T/r.err"; rc=$?
+expect_eq "report of a torn log exits 0" "$rc" 0
+expect_match "report names the torn line" "$(cat "$T/r.err")" "torn.jsonl:$lines: the last line is incomplete"
+expect_match "report written" "$(head -c 200 "$T/torn.html")" "<!DOCTYPE html>"
 
 # --- full disk ------------------------------------------------------------
 command -v prlimit > /dev/null || { fail "prlimit (util-linux) is missing"; done_tests; exit 1; }

@@ -1,4 +1,5 @@
-# valgrind's memcheck over every command: no invalid access, no use of
+# valgrind's memcheck over every command (watch, query, serve, run,
+# diagnose, report): no invalid access, no use of
 # uninitialized memory, no definite or indirect leak. Runs on the plain
 # build only (sanitizer builds cannot run under valgrind).
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,12 @@ GPUMON_SIM_SCENARIO="$SCN/gpu-lost.scn" GPUMON_SIM_START=58 vg watch-lost watch 
   --interval 100ms --format csv
 vg query query --nvml "$SIM" --query-gpu=index,name,utilization.gpu,memory.used,power.draw,pstate --format=csv
 vg query-apps query --nvml "$SIM" --query-compute-apps=pid,process_name,used_memory --format=csv
+vg watch-log watch --nvml "$SIM" --count 40 --interval 20ms --format jsonl -o "$T/log.jsonl"
+vg diagnose diagnose "$T/log.jsonl" --window 300ms
+vg diagnose-json diagnose "$T/log.jsonl" --window 300ms --format json
+vg report report "$T/log.jsonl" -o "$T/report.html" --window 300ms
+GPUMON_SIM_SCENARIO="$SCN/input-bound.scn" vg run run --nvml "$SIM" --interval 100ms --window 1s -o "$T/run.jsonl" \
+  --report "$T/run.html" -- sleep 2
 vg no-library watch --nvml /nonexistent/libnvidia-ml.so.1 --once
 vg bad-option watch --nvml "$SIM" --interval 1ms
 
