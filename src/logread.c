@@ -8,7 +8,9 @@
  * every line of a log lists its keys in the same order, so the table is
  * searched once per key and later lines cost one string comparison each.
  * The tree is kept until the next line, because string values in the
- * record point into it. NVML's error strings map back to codes through the
+ * record point into it. A reader thread parses up to 15 lines ahead into a
+ * ring of slots, each with its own tree, while the caller analyzes; a side
+ * that waits is woken with half a ring of work, not line by line. NVML's error strings map back to codes through the
  * one table below (the texts nvmlErrorString returns).
  */
 #include "logread.h"
@@ -27,7 +29,7 @@
 #define LOGREAD_MAX_LINE (16u << 20)   /* a longer line is not one of ours */
 #define LOGREAD_KEY_CACHE 128
 #define LOGREAD_ARENA_MIN (1u << 20)
-#define LOGREAD_SLOTS 8
+#define LOGREAD_SLOTS 16
 
 /* Key ids besides metric ids. */
 enum { LOGREAD_KEY_EMPTY = -2, LOGREAD_KEY_UNKNOWN = -1, LOGREAD_KEY_ERRORS = -3, LOGREAD_KEY_PROCESSES = -4,
@@ -79,6 +81,7 @@ struct logread {
     struct logread_slot slots[LOGREAD_SLOTS];
     pthread_t thread;
     bool started, stop;
+    bool reader_waits, caller_waits;    /* signal only a thread that sleeps */
     unsigned long long produced, consumed;
     pthread_mutex_t mu;
     pthread_cond_t more, room;
@@ -505,8 +508,11 @@ static void *logread_main(void *arg)
     struct logread *lr = arg;
     for (;;) {
         pthread_mutex_lock(&lr->mu);
-        while (!lr->stop && lr->produced + 1 >= lr->consumed + LOGREAD_SLOTS)
+        while (!lr->stop && lr->produced + 1 >= lr->consumed + LOGREAD_SLOTS) {
+            lr->reader_waits = true;
             pthread_cond_wait(&lr->room, &lr->mu);
+            lr->reader_waits = false;
+        }
         bool stop = lr->stop;
         pthread_mutex_unlock(&lr->mu);
         if (stop)
@@ -517,7 +523,9 @@ static void *logread_main(void *arg)
             snprintf(sl->err, sizeof sl->err, "%s", lr->warned ? lr->warning : "");
         pthread_mutex_lock(&lr->mu);
         lr->produced++;
-        pthread_cond_signal(&lr->more);
+        /* wake a waiting caller with half a ring of records, or the end */
+        if (lr->caller_waits && (lr->produced - lr->consumed >= LOGREAD_SLOTS / 2 || sl->status != 1))
+            pthread_cond_signal(&lr->more);
         pthread_mutex_unlock(&lr->mu);
         if (sl->status != 1)
             return NULL;
@@ -541,9 +549,15 @@ int logread_next(struct logread *lr, struct record *rec, char *err, size_t errle
             snprintf(err, errlen, "%s", last->err);
         return last->status;
     }
-    pthread_cond_signal(&lr->room);      /* the slot held since the last call is free */
-    while (lr->produced == lr->consumed)
+    /* the slot held since the last call is free; wake a waiting reader
+     * once half the ring is */
+    if (lr->reader_waits && lr->consumed + LOGREAD_SLOTS - 1 - lr->produced >= LOGREAD_SLOTS / 2)
+        pthread_cond_signal(&lr->room);
+    while (lr->produced == lr->consumed) {
+        lr->caller_waits = true;
         pthread_cond_wait(&lr->more, &lr->mu);
+        lr->caller_waits = false;
+    }
     struct logread_slot *sl = &lr->slots[lr->consumed++ % LOGREAD_SLOTS];
     pthread_mutex_unlock(&lr->mu);
     if (sl->status == 1)

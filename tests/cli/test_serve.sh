@@ -107,6 +107,7 @@ hang_at=$(awk '$1 == "at" && $3 == "hang" {print $2; exit}' "$SCN/hang.scn")
 GPUMON_SIM_START=$((hang_at - 1)) GPUMON_SIM_SCENARIO="$SCN/hang.scn" serve hang --interval 200ms
 sleep 3.5
 t=$(curl -s -o "$T/hang.txt" -w '%{time_total}' "http://127.0.0.1:$PORT/metrics")
+echo "scrape during a hung NVML call: ${t}s"
 "$PY" -c "import sys; sys.exit(0 if float('$t') < 0.1 else 1)" && ok || fail "scrape during a hang took ${t}s, expected < 0.1 s"
 age=$(metric "$T/hang.txt" gpumon_exporter_snapshot_age_seconds)
 "$PY" -c "import sys; sys.exit(0 if float('$age') > 1.5 else 1)" && ok || fail "snapshot age during a hang: got $age, expected > 1.5"
