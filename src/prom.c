@@ -152,24 +152,29 @@ static void prom_series(struct sbuf *b, const char *name, const char *labels, co
     sbuf_putc(b, '\n');
 }
 
+void prom_str_labels(struct sbuf *b, const struct record_gpu *g, const struct prom_str_label *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sbuf_putc(b, ',');
+        sbuf_puts(b, l[i].label);
+        sbuf_puts(b, "=\"");
+        if (g->v[l[i].id].state == VS_OK)
+            prom_label_value(b, g->v[l[i].id].u.s);
+        sbuf_putc(b, '"');
+    }
+}
+
 static void prom_info(struct sbuf *b, const struct record *rec, char **labels)
 {
-    static const struct { enum metric_id id; const char *label; } info[] = {
-        {M_NAME, "name"}, {M_PCI_BUS_ID, "pci_bus_id"}, {M_DRIVER_VERSION, "driver_version"},
+    static const struct prom_str_label info[] = {
+        {"name", M_NAME}, {"pci_bus_id", M_PCI_BUS_ID}, {"driver_version", M_DRIVER_VERSION},
     };
     prom_family(b, "gpumon_gpu_info", "gauge", "GPU identity as labels (value 1), for joins by gpu or uuid");
     for (unsigned g = 0; g < rec->ngpus; g++) {
         const struct record_gpu *rg = &rec->gpus[g];
         sbuf_puts(b, "gpumon_gpu_info{");
         sbuf_puts(b, labels[g]);
-        for (size_t i = 0; i < sizeof info / sizeof info[0]; i++) {
-            sbuf_putc(b, ',');
-            sbuf_puts(b, info[i].label);
-            sbuf_puts(b, "=\"");
-            if (rg->v[info[i].id].state == VS_OK)
-                prom_label_value(b, rg->v[info[i].id].u.s);
-            sbuf_putc(b, '"');
-        }
+        prom_str_labels(b, rg, info, sizeof info / sizeof info[0]);
         sbuf_puts(b, "} 1\n");
     }
     prom_family(b, "gpumon_gpu_lost", "gauge", "1 when the GPU fell off the bus or needs a reset; its other series vanish");

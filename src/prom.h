@@ -42,6 +42,12 @@ void prom_render_scrape(struct sbuf *b, double snapshot_age, unsigned long long 
 unsigned prom_count_errors(const struct record *rec);
 
 /* Helpers shared with prom_dcgm.c. */
+struct prom_str_label {
+    const char *label;
+    enum metric_id id;
+};
+/* Appends ,LABEL="value" for each string metric of g ("" when not known). */
+void prom_str_labels(struct sbuf *b, const struct record_gpu *g, const struct prom_str_label *l, size_t n);
 void prom_family(struct sbuf *b, const char *name, const char *type, const char *help);
 void prom_label_value(struct sbuf *b, const char *s);
 void prom_number(struct sbuf *b, double v);

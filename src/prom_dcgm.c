@@ -43,7 +43,7 @@ static const struct prom_dcgm_row {
 
 static void prom_dcgm_labels(struct sbuf *b, const struct record *rec, const struct record_gpu *g)
 {
-    static const struct { const char *label; enum metric_id id; } str[] = {
+    static const struct prom_str_label str[] = {
         {"UUID", M_UUID}, {"modelName", M_NAME}, {"pci_bus_id", M_PCI_BUS_ID},
         {"DCGM_FI_DRIVER_VERSION", M_DRIVER_VERSION},
     };
@@ -54,14 +54,7 @@ static void prom_dcgm_labels(struct sbuf *b, const struct record *rec, const str
     sbuf_puts(b, "\",Hostname=\"");
     prom_label_value(b, rec->hostname ? rec->hostname : "");
     sbuf_putc(b, '"');
-    for (size_t i = 0; i < sizeof str / sizeof str[0]; i++) {
-        sbuf_putc(b, ',');
-        sbuf_puts(b, str[i].label);
-        sbuf_puts(b, "=\"");
-        if (g->v[str[i].id].state == VS_OK)
-            prom_label_value(b, g->v[str[i].id].u.s);
-        sbuf_putc(b, '"');
-    }
+    prom_str_labels(b, g, str, sizeof str / sizeof str[0]);
 }
 
 void prom_render_dcgm(struct sbuf *b, const struct record *rec)
