@@ -386,7 +386,7 @@ const struct rule rule_table[] = {
     {"oom", SEV_CRITICAL, false, p_oom, ev_oom, "out of GPU memory: a process ended with memory full",
      "Use a smaller batch (with gradient accumulation to keep the effective batch), mixed precision (bf16/fp16), "
      "activation checkpointing; in PyTorch check torch.cuda.max_memory_allocated()."},
-    {"stalled", SEV_CRITICAL, false, p_stalled, ev_stalled, "stalled: the GPU idles while holding memory",
+    {"stalled", SEV_CRITICAL, false, p_stalled, ev_stalled, "the GPU idles while holding memory",
      "The job may be hung (deadlock in a collective, a stuck data loader, waiting on a dead peer): take a stack "
      "dump (py-spy dump --pid PID), check NCCL timeouts, and free the GPU if the job is dead."},
     {"xid-app", SEV_WARNING, false, p_xid_app, ev_xid_app, "XID errors from an application fault",
@@ -401,11 +401,11 @@ const struct rule rule_table[] = {
     {"memory-pressure", SEV_WARNING, true, p_mem_pressure, ev_memory, "memory near full and rising",
      "Expect an out-of-memory error: use a smaller batch with gradient accumulation, mixed precision, "
      "activation checkpointing, and look for tensors kept alive across steps (a growing history)."},
-    {"input-bound-io", SEV_WARNING, true, p_input_io, ev_starving, "input-bound: waiting on storage",
+    {"input-bound-io", SEV_WARNING, true, p_input_io, ev_starving, "the input pipeline waits on storage",
      "Reading data is the bottleneck: cache the dataset (tf.data cache(), local NVMe), shard it into "
      "TFRecord/WebDataset files of 100-200 MB, read in parallel (interleave with num_parallel_calls, "
      "DataLoader num_workers), move to faster storage."},
-    {"input-bound-cpu", SEV_WARNING, true, p_input_cpu, ev_starving, "input-bound: the CPU cannot feed the GPU",
+    {"input-bound-cpu", SEV_WARNING, true, p_input_cpu, ev_starving, "the CPU cannot feed the GPU",
      "Parallelize the input pipeline. tf.data: map(..., num_parallel_calls=tf.data.AUTOTUNE), "
      "prefetch(tf.data.AUTOTUNE), cache() after expensive steps, interleave(..., num_parallel_calls=AUTOTUNE) "
      "over files. PyTorch: DataLoader(num_workers=N, pin_memory=True, persistent_workers=True). Do "
@@ -415,7 +415,7 @@ const struct rule rule_table[] = {
      "prefetch(AUTOTUNE), DataLoader num_workers and pin_memory), otherwise host-device copies or "
      "synchronization (.item(), logging every step). Run the job under gpumon run to see whether its CPU is "
      "saturated."},
-    {"straggler", SEV_WARNING, true, p_straggler, ev_straggler, "straggler: well below its peers",
+    {"straggler", SEV_WARNING, true, p_straggler, ev_straggler, "well below its peers",
      "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
      "PCIe link, uneven data sharding, or another process sharing it."},
     {"small-batch", SEV_WARNING, true, p_small_batch, ev_plain, "steady low utilization: small batch or launch-bound",
@@ -424,9 +424,9 @@ const struct rule rule_table[] = {
     {"tf-prealloc", SEV_INFO, true, p_prealloc, ev_prealloc, "memory pre-allocated by the framework, not a leak",
      "TensorFlow reserves nearly all GPU memory at start-up; this is its allocator, not real use. To see real "
      "use: tf.config.experimental.set_memory_growth(gpu, True) (or TF_FORCE_GPU_ALLOW_GROWTH=true)."},
-    {"idle", SEV_INFO, true, p_idle, ev_idle, "idle: nothing runs on the GPU", "Nothing to fix if no job was meant "
+    {"idle", SEV_INFO, true, p_idle, ev_idle, "nothing runs on the GPU", "Nothing to fix if no job was meant "
      "to run here; otherwise check that the job sees this GPU (CUDA_VISIBLE_DEVICES)."},
-    {"healthy", SEV_OK, true, p_healthy, ev_plain, "healthy: the GPU is kept busy", "Nothing to change."},
+    {"healthy", SEV_OK, true, p_healthy, ev_plain, "the GPU is kept busy", "Nothing to change."},
 };
 const int rule_count = (int)(sizeof rule_table / sizeof rule_table[0]);
 _Static_assert(sizeof rule_table / sizeof rule_table[0] <= RULE_MAX, "raise RULE_MAX");

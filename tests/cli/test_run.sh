@@ -12,7 +12,7 @@ gr() { "$GPUMON" run --nvml "$SIM" "$@"; }   # (gp would add --nvml after the co
 expect_eq "run exit status is the command's" "$rc" 3
 expect_eq "run leaves stdout to the command" "$(cat "$T/out")" ""
 err=$(cat "$T/err")
-expect_match "verdict change line" "$err" "gpumon run: \+[0-9]+s GPU 0 warning input-bound-cpu: input-bound: the CPU cannot feed the GPU \(.*busiest process (0\.9|1\.0)"
+expect_match "verdict change line" "$err" "gpumon run: \+[0-9]+s GPU 0 warning input-bound-cpu: the CPU cannot feed the GPU \(.*busiest process (0\.9|1\.0)"
 expect_match "summary figures" "$err" "GPU 0  NVIDIA A100-SXM4-80GB .*"$'\n'"  utilization mean [0-9.]+%  p50 [0-9]+%  p95 [0-9]+%  idle [0-9.]+%  peak memory 22528/81920 MiB"
 expect_match "summary advice" "$err" "advice: Parallelize the input pipeline. tf.data: map\(\.\.\., num_parallel_calls=tf.data.AUTOTUNE\)"
 expect_match "command status said" "$err" "sh exited with status 3"
