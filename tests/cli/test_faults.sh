@@ -55,6 +55,22 @@ e2=$(awk '/^gpumon_exporter_collection_errors_total/ {print $2}' "$T/p2.txt")
 [ "${e2:-0}" -gt "${e1:-0}" ] && ok || fail "collection errors counted: got $e1 then $e2, expected a rise"
 expect_eq "no ECC series on a board without ECC" "$(grep -c '^gpumon_gpu_ecc_' "$T/p2.txt")" 0
 
+# --- a metric turning NOT_SUPPORTED mid-run (a driver update, a MIG change)
+printf 'gpu 0-1\n  name NVIDIA A100-SXM4-80GB\n  temperature = const(55)\n\ngpu 1\n  at 1 unsupported temperature fan\n' \
+  > "$T/unsup.scn"
+GPUMON_SIM_SCENARIO="$T/unsup.scn" "$GPUMON" watch --nvml "$SIM" --interval 100ms --count 20 --format jsonl \
+  > "$T/unsup.jsonl" 2> /dev/null
+pycheck "$T/unsup.jsonl" "
+first, last = recs[0]['gpus'], recs[-1]['gpus']
+assert first[1]['temperature.gpu'] == 55 and first[1]['fan.speed'] is not None, first[1]['temperature.gpu']
+assert last[1]['temperature.gpu'] is None and 'temperature.gpu' not in last[1].get('errors', {})
+assert last[1]['fan.speed'] is None and last[1]['state'] == 'ok'
+assert last[0]['temperature.gpu'] == 55, 'the other GPU is untouched'
+"
+out=$(GPUMON_SIM_SCENARIO="$T/unsup.scn" GPUMON_SIM_START=2 "$GPUMON" watch --nvml "$SIM" --once --format csv \
+      --fields index,temperature.gpu 2> /dev/null)
+expect_match "csv says Not Supported" "$out" ",1,\\[Not Supported\\]"
+
 # --- kill -9 mid-run: the readers take every whole line and say what they skip
 "$GPUMON" watch --nvml "$SIM" --interval 10ms --format jsonl -o "$T/k.jsonl" 2> /dev/null &
 kp=$!
