@@ -1,6 +1,8 @@
 /*
- * serve_http.c: the exporter's HTTP side, on libmicrohttpd (epoll, an
- * internal thread pool). Routes: /metrics (the latest snapshot plus the
+ * serve_http.c: the exporter's HTTP side, on libmicrohttpd (poll, an
+ * internal pool of 2 threads; not epoll: libmicrohttpd 0.9.75 in epoll mode
+ * misses a client's hang-up after half a request, and such connections
+ * held their slots until the idle timeout). Routes: /metrics (the latest snapshot plus the
  * per-scrape series), /health (200 while collections are fresh, 503 with
  * the reason once they are not), / (a landing page); GET and HEAD only.
  * Basic auth and TLS come from the web config. Limits: a connection cap,
@@ -212,7 +214,7 @@ struct serve_http *serve_http_start(struct serve_state *st, const struct serve_h
     }
     struct serve_http *h = xcalloc(1, sizeof *h);
     h->st = st;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | (cert ? MHD_USE_TLS : 0);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | (cert ? MHD_USE_TLS : 0);
     struct MHD_OptionItem tls[] = {
         {cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cert},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)webconfig_key(st->web)},

@@ -118,6 +118,26 @@ assert rss_after < rss_before + 64 * 1024, "RSS grew from %d to %d KiB" % (rss_b
 # afterwards: still serving
 body, _ = scrape()
 assert body.startswith(b"HTTP/1.1 200")
+
+# clients that send half a request and hang up: their connections must not
+# linger in CLOSE-WAIT until the idle timeout (each would hold a slot)
+for i in range(50):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r")
+    s.shutdown(socket.SHUT_WR)
+    s.close()
+time.sleep(1.0)
+def close_wait():
+    n = 0
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in open(path).read().splitlines()[1:]:
+            f = line.split()
+            if int(f[1].rsplit(":", 1)[1], 16) == port and f[3] == "08":
+                n += 1
+    return n
+lingering = close_wait()
+print("half requests then hang-ups: %d of 50 connections still open after 1 s" % lingering)
+assert lingering == 0, lingering
 EOF
 kill -TERM $pid; wait $pid; rc=$?
 expect_eq "clean exit after the load" "$rc" 0
