@@ -115,6 +115,21 @@ static int watch_parse(int argc, char **argv, struct watch_opts *o)
     return 0;
 }
 
+/* SIGHUP: reopen the output (logrotate moved it); a new file gets a header.
+ * Checked after every sample and every interrupted sleep, so a signal that
+ * lands while sampling is not left waiting for another. */
+static void watch_reopen(struct sink *sk, struct out *out, struct sbuf *b)
+{
+    char err[512];
+    if (!watch_hup)
+        return;
+    watch_hup = 0;
+    if (out_reopen(out, err, sizeof err) != 0)
+        util_warn("%s", err);
+    else if (out_is_empty(out))
+        sk->ops->begin(sk, b);
+}
+
 static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct sink *sk, struct out *out)
 {
     struct sbuf b;
@@ -132,16 +147,9 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
         sbuf_reset(&b);
         if (o->count && n + 1 >= o->count)
             break;
-        for (uint64_t st = step; !watch_stop && util_sleep_next(&next, st) == EINTR; st = 0) {
-            if (watch_hup) {
-                char err[512];
-                watch_hup = 0;
-                if (out_reopen(out, err, sizeof err) != 0)
-                    util_warn("%s", err);
-                else if (out_is_empty(out))
-                    sk->ops->begin(sk, &b);
-            }
-        }
+        watch_reopen(sk, out, &b);
+        for (uint64_t st = step; !watch_stop && util_sleep_next(&next, st) == EINTR; st = 0)
+            watch_reopen(sk, out, &b);
     }
     sbuf_free(&b);
     return EXIT_OK;

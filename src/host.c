@@ -222,19 +222,24 @@ void host_init(struct host_sample *h)
 void host_read(struct host_sample *h)
 {
     struct host_cpu_times now;
-    h->cpu_ok = false;
-    if (host_read_cpu(h->stat_path, &now) == 0 && now.total >= h->prev.total) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    h->ncpus = n > 0 ? (int)n : 0;
+    /* Shares of fewer than 10 clock ticks per CPU (0.1 s at 100 Hz) are
+     * noise: wait for more, keeping the previous figures (none yet: not
+     * known, never a made-up 0%). */
+    unsigned long long min_dt = 10ull * (unsigned long long)(h->ncpus > 0 ? h->ncpus : 1);
+    if (host_read_cpu(h->stat_path, &now) != 0 || now.total < h->prev.total) {
+        h->cpu_ok = false;
+    } else if (now.total - h->prev.total >= min_dt) {
         unsigned long long dt = now.total - h->prev.total;
-        if (dt > 0 && now.user >= h->prev.user && now.system >= h->prev.system && now.iowait >= h->prev.iowait) {
+        h->cpu_ok = now.user >= h->prev.user && now.system >= h->prev.system && now.iowait >= h->prev.iowait;
+        if (h->cpu_ok) {
             h->user_pct = 100.0 * (double)(now.user - h->prev.user) / (double)dt;
             h->system_pct = 100.0 * (double)(now.system - h->prev.system) / (double)dt;
             h->iowait_pct = 100.0 * (double)(now.iowait - h->prev.iowait) / (double)dt;
-            h->cpu_ok = true;
         }
         h->prev = now;
     }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    h->ncpus = n > 0 ? (int)n : 0;
     h->mem_ok = host_read_mem(h) == 0;
     if (h->job_pid > 0)
         host_read_job(h);

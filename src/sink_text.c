@@ -16,14 +16,15 @@ static void sink_text_begin(const struct sink *s, struct sbuf *b)
     (void)b;
 }
 
-/* A value or a short marker; numbers without units. */
-static void text_val(struct sbuf *b, const struct value *v, const char *fmt_int, bool is_float)
+/* A value in fmt (its unit inside, so a marker goes without it), or a
+ * short marker. */
+static void text_val(struct sbuf *b, const struct value *v, const char *fmt, bool is_float)
 {
     if (v->state == VS_OK) {
         if (is_float)
-            sbuf_printf(b, "%.2f", v->u.f);
+            sbuf_printf(b, fmt, v->u.f);
         else
-            sbuf_printf(b, fmt_int, v->u.i);
+            sbuf_printf(b, fmt, v->u.i);
     } else {
         sbuf_puts(b, v->state == VS_LOST ? "LOST" : v->state == VS_ERROR ? "ERR" : "n/a");
     }
@@ -59,9 +60,9 @@ static void sink_text_gpu_default(const struct record_gpu *g, struct sbuf *b)
     sbuf_puts(b, "  temp ");
     text_val(b, &v[M_TEMP], "%lld C", false);
     sbuf_puts(b, "  power ");
-    text_val(b, &v[M_POWER], "", true);
+    text_val(b, &v[M_POWER], "%.2f", true);
     sbuf_putc(b, '/');
-    text_val(b, &v[M_POWER_ENFORCED], "", true);
+    text_val(b, &v[M_POWER_ENFORCED], "%.2f", true);
     sbuf_puts(b, " W  sm ");
     text_val(b, &v[M_CLOCK_SM], "%lld MHz", false);
     sbuf_puts(b, "  ");
@@ -98,12 +99,12 @@ static void sink_text_record(const struct sink *s, const struct record *r, struc
     } else {
         const struct value *h = r->host;
         sbuf_puts(b, "  cpu usr ");
-        text_val(b, &h[M_HOST_USER], "", true);
-        sbuf_puts(b, "% sys ");
-        text_val(b, &h[M_HOST_SYSTEM], "", true);
-        sbuf_puts(b, "% iowait ");
-        text_val(b, &h[M_HOST_IOWAIT], "", true);
-        sbuf_puts(b, "%  mem ");
+        text_val(b, &h[M_HOST_USER], "%.1f%%", true);
+        sbuf_puts(b, " sys ");
+        text_val(b, &h[M_HOST_SYSTEM], "%.1f%%", true);
+        sbuf_puts(b, " iowait ");
+        text_val(b, &h[M_HOST_IOWAIT], "%.1f%%", true);
+        sbuf_puts(b, "  mem ");
         text_val(b, &h[M_HOST_MEM_USED], "%lld", false);
         sbuf_putc(b, '/');
         text_val(b, &h[M_HOST_MEM_TOTAL], "%lld", false);
