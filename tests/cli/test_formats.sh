@@ -74,4 +74,11 @@ gp watch --count 2 --interval 20ms --format csv --output "$T/log.csv" 2>/dev/nul
 expect_eq "csv log lines" "$(wc -l < "$T/log.csv")" 9
 expect_eq "csv log headers" "$(grep -c '^timestamp,' "$T/log.csv")" 1
 
+# Host CPU shares need an interval: not known in a first record (never a made-up 0), known later.
+gp watch --count 2 --interval 700ms --format jsonl > "$T/cpu.jsonl" 2>/dev/null
+pycheck "$T/cpu.jsonl" "
+assert recs[0]['host']['host.cpu.user'] is None and recs[0]['host']['host.cpu.count'] > 0, recs[0]['host']
+assert isinstance(recs[1]['host']['host.cpu.user'], float), recs[1]['host']
+"
+
 done_tests
