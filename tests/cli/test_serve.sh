@@ -138,6 +138,14 @@ expect_match "xid 48 on GPU 1" "$(cat "$T/x.txt")" 'gpumon_gpu_xid_errors_total\
 expect_match "last seen timestamp" "$(grep '^gpumon_gpu_xid_last_seen_timestamp_seconds{gpu="1"' "$T/x.txt")" ' 1[0-9]{9}(\.[0-9]+)?$'
 kill "$LASTPID"; wait "$LASTPID"
 
+# --- zero GPUs: the exporter still answers, so alerts can see the node --------
+GPUMON_SIM_SCENARIO="$SCN/zero-gpus.scn" serve zero --interval 100ms
+curl -s "http://127.0.0.1:$PORT/metrics" > "$T/z.txt"
+expect_eq "zero GPUs exported" "$(metric "$T/z.txt" gpumon_exporter_gpus)" 0
+expect_eq "no per-GPU series" "$(grep -c '^gpumon_gpu_[a-z_]*{' "$T/z.txt")" 0
+expect_match "says so" "$(cat "$T/zero.err")" "NVML reports no GPU; serving the exporter's own metrics"
+kill "$LASTPID"; wait "$LASTPID"
+
 # --- textfile -------------------------------------------------------------
 mkdir "$T/tf"
 serve textfile --interval 100ms --textfile "$T/tf/gpumon.prom"
