@@ -235,6 +235,22 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
         tot->throttled_s += dt;
 }
 
+/* A full ring of n elements of size sz doubles (up to ANALYZE_MAX_POINTS),
+ * unrolled so that its head is 0. Returns the ring to use. */
+static void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n)
+{
+    if (n < *cap || *cap >= ANALYZE_MAX_POINTS)
+        return ring;
+    unsigned ncap = *cap ? *cap * 2 : 64;
+    char *out = xmalloc(ncap * sz);
+    for (unsigned i = 0; i < n; i++)
+        memcpy(out + i * sz, (char *)ring + ((*head + i) % *cap) * sz, sz);
+    free(ring);
+    *cap = ncap;
+    *head = 0;
+    return out;
+}
+
 void analyze_feed(struct analyzer *a, const struct record *r)
 {
     double t = (double)r->time.tv_sec + r->time.tv_nsec / 1e9, from = t - a->cfg.window_s;
@@ -250,14 +266,7 @@ void analyze_feed(struct analyzer *a, const struct record *r)
                                     h[M_JOB_PROCS].state == VS_OK ? (int32_t)h[M_JOB_PROCS].u.i : -1};
     while (a->hn && a->host[a->hhead].t <= from)
         a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
-    if (a->hn == a->hcap && a->hcap < ANALYZE_MAX_POINTS) {   /* grow, unrolling the ring */
-        unsigned ncap = a->hcap ? a->hcap * 2 : 64;
-        struct analyze_host_point *n = xmalloc(ncap * sizeof *n);
-        for (unsigned i = 0; i < a->hn; i++)
-            n[i] = a->host[(a->hhead + i) % a->hcap];
-        free(a->host);
-        a->host = n, a->hcap = ncap, a->hhead = 0;
-    }
+    a->host = analyze_ring_grow(a->host, sizeof *a->host, &a->hcap, &a->hhead, a->hn);
     if (a->hn == a->hcap)   /* full at the cap: the window is what fits */
         a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
     a->host[(a->hhead + a->hn++) % a->hcap] = hp;
@@ -272,14 +281,7 @@ void analyze_feed(struct analyzer *a, const struct record *r)
             analyze_hist(g, &g->ring[g->head], -1);
             g->head = (g->head + 1) % g->cap, g->n--;
         }
-        if (g->n == g->cap && g->cap < ANALYZE_MAX_POINTS) {
-            unsigned ncap = g->cap ? g->cap * 2 : 64;
-            struct analyze_point *n = xmalloc(ncap * sizeof *n);
-            for (unsigned k = 0; k < g->n; k++)
-                n[k] = g->ring[(g->head + k) % g->cap];
-            free(g->ring);
-            g->ring = n, g->cap = ncap, g->head = 0;
-        }
+        g->ring = analyze_ring_grow(g->ring, sizeof *g->ring, &g->cap, &g->head, g->n);
         if (g->n == g->cap) {
             analyze_hist(g, &g->ring[g->head], -1);
             g->head = (g->head + 1) % g->cap, g->n--;
