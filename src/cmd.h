@@ -48,6 +48,9 @@ struct record;
  * over a second and over an interval (an NVML call slow or hung) is said
  * on stderr, since the records will show a gap there. */
 void cmd_sample(struct sampler *s, struct record *rec, uint64_t step);
+/* Parses an --interval value of cmd (at least 10 ms). Returns 0, or -1
+ * after a usage error naming the problem. */
+int cmd_parse_interval(const char *cmd, const char *arg, double *ms);
 /* Prints "gpumon: MSG" and a hint to use --help; returns EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -154,3 +154,16 @@ void cmd_sample(struct sampler *s, struct record *rec, uint64_t step)
         util_warn("a sample took %.1f s (interval %.3g s): an NVML call was slow or hung; the records have a "
                   "gap there and sampling goes on", (double)took / 1e9, (double)step / 1e9);
 }
+
+int cmd_parse_interval(const char *cmd, const char *arg, double *ms)
+{
+    if (util_parse_duration_ms(arg, ms) != 0) {
+        cmd_usage_error(cmd, "--interval: \"%s\" is not a duration (examples: 1s, 250ms, 2m)", arg);
+        return -1;
+    }
+    if (*ms < 10) {
+        cmd_usage_error(cmd, "--interval: %s is below the minimum of 10ms", arg);
+        return -1;
+    }
+    return 0;
+}

@@ -103,8 +103,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
     while ((c = getopt_long(argc, argv, "+:i:g:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'i':
-            if (util_parse_duration_ms(optarg, &o->interval_ms) != 0 || o->interval_ms < 10)
-                return cmd_usage_error("run", "--interval: \"%s\" is not a duration of at least 10ms", optarg);
+            if (cmd_parse_interval("run", optarg, &o->interval_ms) != 0)
+                return EXIT_USAGE;
             break;
         case 'g': o->gpus = optarg; break;
         case 'o': o->output = optarg; break;

@@ -88,11 +88,8 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
                 return cmd_usage_error("serve", "--web.timeout: \"%s\" is not a duration of at least 1s", optarg);
             break;
         case 'i':
-            if (util_parse_duration_ms(optarg, &o->interval_ms) != 0)
-                return cmd_usage_error("serve", "--interval: \"%s\" is not a duration (examples: 1s, 250ms, 2m)",
-                                       optarg);
-            if (o->interval_ms < 10)
-                return cmd_usage_error("serve", "--interval: %s is below the minimum of 10ms", optarg);
+            if (cmd_parse_interval("serve", optarg, &o->interval_ms) != 0)
+                return EXIT_USAGE;
             break;
         case 'g': o->gpus = optarg; break;
         case SO_COMPAT:
@@ -176,11 +173,7 @@ static void serve_state_init(struct serve_state *st)
     memset(st, 0, sizeof *st);
     pthread_mutex_init(&st->mu, NULL);
     pthread_mutex_init(&st->stop_mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&st->stop_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    util_cond_init_monotonic(&st->stop_cv);
 }
 
 static void serve_state_free(struct serve_state *st)

@@ -82,11 +82,8 @@ static int watch_parse(int argc, char **argv, struct watch_opts *o)
     while ((c = getopt_long(argc, argv, ":i:n:f:g:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'i':
-            if (util_parse_duration_ms(optarg, &o->interval_ms) != 0)
-                return cmd_usage_error("watch", "--interval: \"%s\" is not a duration (examples: 1s, 250ms, 2m)",
-                                       optarg);
-            if (o->interval_ms < 10)
-                return cmd_usage_error("watch", "--interval: %s is below the minimum of 10ms", optarg);
+            if (cmd_parse_interval("watch", optarg, &o->interval_ms) != 0)
+                return EXIT_USAGE;
             break;
         case 'n':
             if (util_parse_uint(optarg, 1ull << 62, &o->count) != 0 || o->count == 0)

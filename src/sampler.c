@@ -130,11 +130,7 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
 {
     struct sampler *s = xcalloc(1, sizeof *s);
     pthread_mutex_init(&s->stop_mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->stop_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    util_cond_init_monotonic(&s->stop_cv);
     s->slow_ms = o->slow_interval_ms > 0 ? o->slow_interval_ms : 1000;
     s->processes = o->processes;
     for (int i = 0; i < (o->ids ? o->nids : METRIC_COUNT); i++)

@@ -150,6 +150,15 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+void util_cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
 uint64_t util_mono_ns(void)
 {
     struct timespec ts;

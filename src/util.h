@@ -11,6 +11,7 @@
 #ifndef GPUMON_UTIL_H
 #define GPUMON_UTIL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,9 @@ static inline void sbuf_putc(struct sbuf *b, char c)
 void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 uint64_t util_mono_ns(void);
+/* Initializes a condition variable whose timed waits use CLOCK_MONOTONIC
+ * deadlines (util_mono_ns), so changes of the wall clock do not move them. */
+void util_cond_init_monotonic(pthread_cond_t *cv);
 /* Advances *next by one step on the monotonic clock, skipping deadlines
  * already missed (no bunching, no drift), and sleeps until it. Returns 0 at
  * the deadline, or EINTR when a signal interrupted the sleep (call again to
