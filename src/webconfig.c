@@ -8,12 +8,15 @@
 
 #include <crypt.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 #include "util.h"
 
@@ -63,19 +66,39 @@ static const char *webconfig_scalar(const yaml_node_t *n)
 }
 
 /* Reads a whole file of at most WEBCONFIG_MAX_FILE bytes. */
+/* Reads a whole regular file of at most WEBCONFIG_MAX_FILE bytes. Opened
+ * without blocking and refused unless regular, so a FIFO or a device named
+ * by mistake is an error instead of a hung start-up. */
 static char *webconfig_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
-    char *buf = xmalloc(WEBCONFIG_MAX_FILE + 1);
-    size_t n = fread(buf, 1, WEBCONFIG_MAX_FILE + 1, f);
-    bool bad = ferror(f) || n > WEBCONFIG_MAX_FILE;
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "cannot read %s: %s", path, n > WEBCONFIG_MAX_FILE ? "larger than 1 MiB" : "read error");
+    if (!S_ISREG(st.st_mode) || st.st_size > WEBCONFIG_MAX_FILE) {
+        snprintf(err, errlen, "cannot read %s: %s", path, S_ISREG(st.st_mode) ? "larger than 1 MiB"
+                 : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    char *buf = xmalloc((size_t)st.st_size + 1);
+    size_t n = 0;
+    while (n < (size_t)st.st_size) {
+        ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    int e = errno;
+    close(fd);
+    if (n != (size_t)st.st_size) {
+        snprintf(err, errlen, "cannot read %s: %s", path, n < (size_t)st.st_size ? strerror(e) : "read error");
         free(buf);
         return NULL;
     }

@@ -220,6 +220,9 @@ printf 'basic_auth_user:\n  bob: x\n' | bad "misspelt key" '"basic_auth_user": u
 printf 'tls_server_config: [\n' | bad "not YAML" "not valid YAML"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key2.pem" -out /dev/null -days 1 -subj /CN=x > /dev/null 2>&1
 printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key2.pem\n' | bad "key of another cert" "cannot be used together"
+mkfifo "$T/fifo.yml"
+timeout 10 "$GPUMON" serve --nvml "$SIM" --web.config.file "$T/fifo.yml" > /dev/null 2> "$T/bad.err"; rc=$?
+expect_eq "a FIFO as web config: refused at once" "$rc:$(grep -c 'fifo.yml: not a regular file' "$T/bad.err")" "2:1"
 "$GPUMON" serve --nvml "$SIM" --web.config.file "$T/none.yml" > /dev/null 2> "$T/bad.err"; rc=$?
 expect_eq "missing web config" "$rc:$(grep -c 'none.yml' "$T/bad.err")" "2:1"
 "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:99999" > /dev/null 2> "$T/bad.err"; rc=$?
