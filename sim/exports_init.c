@@ -37,23 +37,12 @@ nvmlReturn_t nvmlShutdown(void)
 
 const char *nvmlErrorString(nvmlReturn_t result)
 {
-    static const char *const strings[] = {
-        "Success", "Uninitialized", "Invalid Argument", "Not Supported", "Insufficient Permissions",
-        "Already Initialized", "Not Found", "Insufficient Size", "Insufficient External Power",
-        "Driver Not Loaded", "Timeout", "Interrupt request issue", "NVML Shared Library Not Found",
-        "Function Not Found", "Corrupted infoROM", "GPU is lost", "GPU requires restart",
-        "The operating system has blocked the request.", "RM has detected an NVML/RM version mismatch.",
-        "In use by another client", "Insufficient Memory", "No data",
-        "The requested vgpu operation is not available on target device, because ECC is enabled",
-        "Ran out of critical resources, other than memory", "The requested frequency is not supported",
-        "The provided version is invalid/unsupported", "The requested functionality has been deprecated",
-        "The system is not ready for the request", "No GPUs were found", "Resource not in correct state",
-        "The requested reset type is not supported",
-    };
-
-    if (result >= 0 && (size_t)result < sizeof(strings) / sizeof(strings[0]))
-        return strings[result];
-    return "Unknown Error";               /* 999 and any value we do not know */
+    switch (result) {
+#define SIM_ERROR_CASE(name, value, text) case value: return text;
+    NVML_RETURN_CODES(SIM_ERROR_CASE)
+#undef SIM_ERROR_CASE
+    default: return "Unknown Error";   /* any value we do not know */
+    }
 }
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)

@@ -57,6 +57,7 @@ static int parse_uint(struct sim_parse *p, const char *s, double lo, double hi, 
 {
     double v;
 
+    *out = 0;   /* defined on every path (gcc -O3 cannot see that callers stop on -1) */
     if (sim_expr_quantity(p, s, &v) < 0)
         return -1;
     if (v < lo || v > hi || v != floor(v))

@@ -53,12 +53,15 @@ struct analyzer {
     struct analyze_gpu gpus[ANALYZE_MAX_GPUS];
     struct analyze_host_point *host;
     unsigned hcap, hhead, hn;
+    unsigned long long thermal_mask, power_mask;   /* clock_reasons.h's groups */
 };
 
 struct analyzer *analyze_new(const struct rule_config *c)
 {
     struct analyzer *a = xcalloc(1, sizeof *a);
     a->cfg = *c;
+    a->thermal_mask = clock_reason_mask(CR_GROUP_THERMAL);
+    a->power_mask = clock_reason_mask(CR_GROUP_POWER);
     return a;
 }
 
@@ -150,12 +153,12 @@ static void analyze_point_from(const struct analyzer *a, const struct record_gpu
     p->reasons = -1;
     if (v[M_REASONS].state == VS_OK) {
         p->reasons = (int32_t)(v[M_REASONS].u.i & 0x7fffffff);
-    } else {   /* the flag rows, bit i is the i-th flag from M_R_IDLE (NVML's order) */
-        static const enum metric_id flags[] = {M_R_IDLE, M_R_APP, M_R_SW_POWER, M_R_HW_SLOW, M_R_SYNC,
-                                               M_R_SW_THERMAL, M_R_HW_THERMAL, M_R_HW_BRAKE};
-        for (int i = 0; i < 8; i++)
-            if (v[flags[i]].state == VS_OK)
-                p->reasons = (p->reasons < 0 ? 0 : p->reasons) | (v[flags[i]].u.i ? 1 << i : 0);
+    } else {   /* a log with the flag rows only (--fields): the mask from them */
+        for (int r = 0; r < CLOCK_REASON_COUNT; r++) {
+            const struct value *f = &v[metric_reason_id((enum clock_reason_id)r)];
+            if (f->state == VS_OK)
+                p->reasons = (p->reasons < 0 ? 0 : p->reasons) | (f->u.i ? (int32_t)clock_reasons[r].bit : 0);
+        }
     }
     p->procs = v[M_PROC_COUNT].state == VS_OK ? (int16_t)v[M_PROC_COUNT].u.i : -1;
     p->lost = (v[M_STATE].state == VS_OK && v[M_STATE].u.s && !strcmp(v[M_STATE].u.s, "lost")) ||
@@ -231,7 +234,7 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
         tot->mem_peak = p->mem_used;
     if (!isnan(p->mem_total))
         tot->mem_total = p->mem_total;
-    if (p->reasons > 0 && (p->reasons & (ANALYZE_THERMAL_MASK | ANALYZE_POWER_MASK)))
+    if (p->reasons > 0 && (p->reasons & (a->thermal_mask | a->power_mask)))
         tot->throttled_s += dt;
 }
 
@@ -371,7 +374,7 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
     s->idle_for_s = g->idle_since > 0 ? a->now - g->idle_since : 0;
 
     double mn = INFINITY, mx = -INFINITY, st = 0, sm = 0, stt = 0, stm = 0, nm = 0;
-    double nr = 0, rs[8] = {0}, thermal = 0, power = 0, np = 0, psum = 0, nsm = 0, smsum = 0;
+    double nr = 0, rs[CLOCK_REASON_COUNT] = {0}, thermal = 0, power = 0, np = 0, psum = 0, nsm = 0, smsum = 0;
     double ntx = 0, tx = 0, nrx = 0, rx = 0;
     long long ecc_first = -1, ecc_last = -1;
     s->temp_max = s->power_limit = s->sm_max_clock = s->mem_total = NAN;
@@ -394,10 +397,10 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
         }
         if (p->reasons >= 0) {
             nr++;
-            for (int b = 0; b < 8; b++)
-                rs[b] += (p->reasons >> b) & 1;
-            thermal += (p->reasons & ANALYZE_THERMAL_MASK) != 0;
-            power += (p->reasons & ANALYZE_POWER_MASK) != 0;
+            for (int r = 0; r < CLOCK_REASON_COUNT; r++)
+                rs[r] += (p->reasons & clock_reasons[r].bit) != 0;
+            thermal += (p->reasons & a->thermal_mask) != 0;
+            power += (p->reasons & a->power_mask) != 0;
         }
         if (!isnan(p->temp))
             s->temp_max = isnan(s->temp_max) ? p->temp : fmax(s->temp_max, p->temp);
@@ -428,8 +431,8 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
     s->mem_high_t = g->mem_high_t;
     s->procs = last->procs;
     s->n_reasons = (unsigned)nr;
-    for (int b = 0; b < 8; b++)
-        s->reason_share[b] = nr ? 100.0 * rs[b] / nr : 0;
+    for (int r = 0; r < CLOCK_REASON_COUNT; r++)
+        s->reason_share[r] = nr ? 100.0 * rs[r] / nr : 0;
     s->thermal_share = nr ? 100.0 * thermal / nr : 0;
     s->power_share = nr ? 100.0 * power / nr : 0;
     s->power_mean = np ? psum / np : NAN;

@@ -16,16 +16,13 @@
 #define GPUMON_ANALYZE_H
 
 #include <stdbool.h>
+#include "clock_reasons.h"
 #include "record.h"
 #include "rules.h"
 
 #define ANALYZE_MAX_GPUS 64
 #define ANALYZE_MAX_POINTS 65536
 #define ANALYZE_MAX_XIDS 8
-
-/* Reason groups of the clock event reasons mask (NVML bits). */
-#define ANALYZE_THERMAL_MASK 0x68ull   /* hw slowdown 0x8, sw thermal 0x20, hw thermal 0x40 */
-#define ANALYZE_POWER_MASK 0x84ull     /* sw power cap 0x4, hw power brake 0x80 */
 
 struct analyze_gpu_stats {
     unsigned index;
@@ -48,7 +45,7 @@ struct analyze_gpu_stats {
     double oom_t, oom_mem_share;       /* a process ended while memory was this full (%); oom_t 0: none */
     /* clocks, power, temperature, PCIe */
     unsigned n_reasons;
-    double reason_share[8];            /* % of the window each NVML reason bit (1 << i) was active */
+    double reason_share[CLOCK_REASON_COUNT];   /* % of the window each reason (clock_reasons.h) was active */
     double thermal_share, power_share; /* % of the window any thermal / power reason was active */
     double temp_max, power_mean, power_limit, sm_mean, sm_max_clock;
     double pcie_tx_mean, pcie_rx_mean; /* KB/s; NAN unknown */

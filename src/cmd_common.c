@@ -60,11 +60,12 @@ static void cmd_exe_dir(char *out, size_t len)
     snprintf(out, len, "%s", dirname(exe));
 }
 
-static bool cmd_first_existing(char *out, size_t len, const char *const *candidates, size_t n)
+static bool cmd_first_existing(char *out, size_t len, const char *const *candidates, size_t count)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (candidates[i][0] && access(candidates[i], R_OK) == 0) {
-            snprintf(out, len, "%s", candidates[i]);
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(candidates[i]);
+        if (n > 0 && n < len && access(candidates[i], R_OK) == 0) {
+            memcpy(out, candidates[i], n + 1);
             return true;
         }
     }

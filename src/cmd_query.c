@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "exitcodes.h"
+#include "fmt.h"
 #include "nvml.h"
 #include "out.h"
 #include "query_fields.h"
@@ -168,14 +169,8 @@ static int query_parse(int argc, char **argv, struct query_opts *o, bool as_smi)
 
 static void query_marker(struct sbuf *b, const struct value *v)
 {
-    if (v->state == VS_UNSUPPORTED)
-        sbuf_puts(b, "[Not Supported]");
-    else if (v->state == VS_LOST)
-        sbuf_puts(b, "[GPU is lost]");
-    else if (v->state == VS_ERROR)
-        sbuf_puts(b, v->code == NVML_ERROR_NO_PERMISSION ? "[Insufficient Permissions]" : "[Unknown Error]");
-    else
-        sbuf_puts(b, "[N/A]");
+    char tmp[32];
+    sbuf_puts(b, fmt_marker(v, FMT_MARK_SMI, tmp, sizeof tmp));
 }
 
 static void query_gpu_value(struct sbuf *b, const struct query_field *f, const struct record *r,
@@ -224,6 +219,7 @@ static void query_header(struct sbuf *b, const struct query_opts *o, const struc
 
 static void query_apps(struct sbuf *b, const struct record *r, const enum query_app_field *af, int n, bool units)
 {
+    static const struct value none = {.state = VS_NONE};
     for (unsigned gi = 0; gi < r->ngpus; gi++) {
         const struct record_gpu *g = &r->gpus[gi];
         for (unsigned p = 0; p < g->nprocs; p++) {
@@ -235,10 +231,15 @@ static void query_apps(struct sbuf *b, const struct record *r, const enum query_
                                         : af[i] == QA_GPU_BUS_ID ? &g->v[M_PCI_BUS_ID] : &g->v[M_NAME];
                 switch (af[i]) {
                 case QA_PID: sbuf_put_int(b, pr->pid); break;
-                case QA_NAME: sbuf_puts(b, pr->name[0] ? pr->name : "[N/A]"); break;
+                case QA_NAME:
+                    if (pr->name[0])
+                        sbuf_puts(b, pr->name);
+                    else
+                        query_marker(b, &none);
+                    break;
                 case QA_MEMORY:
                     if (pr->used_mib < 0)
-                        sbuf_puts(b, "[N/A]");
+                        query_marker(b, &none);
                     else
                         sbuf_printf(b, "%lld%s", pr->used_mib, units ? " MiB" : "");
                     break;

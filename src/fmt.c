@@ -6,20 +6,37 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "nvml.h"
+#include "nvml_abi.h"
 
-const char *fmt_state_marker(const struct value *v, char *buf, size_t len)
+enum fmt_mark_kind { FMT_KIND_NONE, FMT_KIND_UNSUPPORTED, FMT_KIND_NO_PERMISSION, FMT_KIND_ERROR, FMT_KIND_LOST };
+
+/* The markers: a row per kind, a column per style. "%d" is the NVML code. */
+static const char *const fmt_markers[][3] = {
+    /*                          FULL                          BRIEF      SMI */
+    [FMT_KIND_NONE] =          {"[N/A]",                      "n/a",     "[N/A]"},
+    [FMT_KIND_UNSUPPORTED] =   {"[Not Supported]",            "n/a",     "[Not Supported]"},
+    [FMT_KIND_NO_PERMISSION] = {"[Insufficient Permissions]", "no-perm", "[Insufficient Permissions]"},
+    [FMT_KIND_ERROR] =         {"[Error %d]",                 "ERR",     "[Unknown Error]"},
+    [FMT_KIND_LOST] =          {"[GPU is lost]",              "LOST",    "[GPU is lost]"},
+};
+
+static enum fmt_mark_kind fmt_kind(const struct value *v)
 {
     switch (v->state) {
-    case VS_UNSUPPORTED: return "[Not Supported]";
-    case VS_LOST: return "[GPU is lost]";
-    case VS_ERROR:
-        if (v->code == NVML_ERROR_NO_PERMISSION)
-            return "[No Permission]";
-        snprintf(buf, len, "[Error %d]", (int)v->code);
-        return buf;
-    default: return "[N/A]";
+    case VS_UNSUPPORTED: return FMT_KIND_UNSUPPORTED;
+    case VS_LOST: return FMT_KIND_LOST;
+    case VS_ERROR: return v->code == NVML_ERROR_NO_PERMISSION ? FMT_KIND_NO_PERMISSION : FMT_KIND_ERROR;
+    default: return FMT_KIND_NONE;
     }
+}
+
+const char *fmt_marker(const struct value *v, enum fmt_marker_style style, char *buf, size_t len)
+{
+    const char *m = fmt_markers[fmt_kind(v)][style];
+    if (!strstr(m, "%d"))
+        return m;
+    snprintf(buf, len, m, (int)v->code);   /* m is a row of the table above */
+    return buf;
 }
 
 static void fmt_number(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style)
@@ -57,7 +74,7 @@ void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, en
 {
     if (v->state != VS_OK) {
         char tmp[32];
-        sbuf_puts(b, style == FMT_JSON ? "null" : fmt_state_marker(v, tmp, sizeof tmp));
+        sbuf_puts(b, style == FMT_JSON ? "null" : fmt_marker(v, FMT_MARK_FULL, tmp, sizeof tmp));
         return;
     }
     if (m->kind != MK_STR)

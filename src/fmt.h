@@ -12,15 +12,24 @@
 
 enum fmt_style { FMT_TEXT, FMT_CSV, FMT_JSON };
 
-/* Appends v. Non-ok values: JSON null; text/CSV a bracketed marker such as
- * "[Not Supported]", "[GPU is lost]" or "[N/A]"; never 0. */
+/* Appends v. Non-ok values: JSON null; text/CSV the full marker below,
+ * such as "[Not Supported]", "[GPU is lost]" or "[N/A]"; never 0. */
 void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style);
 /* Appends s as a JSON string literal, quotes included. Invalid UTF-8 bytes
  * become U+FFFD so the output is always valid JSON. */
 void fmt_json_string(struct sbuf *b, const char *s);
 /* Appends s as one CSV field, quoted when it holds a comma, quote or newline. */
 void fmt_csv_field(struct sbuf *b, const char *s);
-/* The marker for a non-ok value, e.g. "[Not Supported]". */
-const char *fmt_state_marker(const struct value *v, char *buf, size_t len);
+/* How a value that is not a number is spelled: the one table of markers
+ * (fmt.c) has a row per kind (not known, unsupported, no permission, other
+ * error, lost) and a column per style: */
+enum fmt_marker_style {
+    FMT_MARK_FULL,      /* CSV and key=value text: "[Insufficient Permissions]", "[Error 17]" */
+    FMT_MARK_BRIEF,     /* the text layout's columns: "n/a", "no-perm", "ERR", "LOST" */
+    FMT_MARK_SMI,       /* nvidia-smi's query output: "[Insufficient Permissions]", "[Unknown Error]" */
+};
+/* The marker of a non-ok value in style; buf (at least 32 bytes) holds it
+ * when it carries the value's code. */
+const char *fmt_marker(const struct value *v, enum fmt_marker_style style, char *buf, size_t len);
 
 #endif

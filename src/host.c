@@ -1,6 +1,6 @@
 /*
- * host.c: host CPU and memory from /proc/stat and /proc/meminfo, and the
- * readers of the host rows of the metric table. CPU shares are deltas of
+ * host.c: host CPU and memory from /proc/stat and /proc/meminfo (the
+ * readers that turn them into values are sampler_host.c's). CPU shares are deltas of
  * the aggregate jiffies between two reads: user includes nice, system
  * includes irq and softirq, and steal counts toward the total only.
  * The watched process tree: every /proc/PID/stat is read, the tree is the
@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "metrics.h"
-#include "sampler_int.h"
 #include "util.h"
 
 int host_parse_stat_line(const char *line, struct host_cpu_times *out)
@@ -243,67 +241,4 @@ void host_read(struct host_sample *h)
     h->mem_ok = host_read_mem(h) == 0;
     if (h->job_pid > 0)
         host_read_job(h);
-}
-
-static void host_set(struct value *out, bool ok, double f, long long i, bool is_int)
-{
-    if (!ok) {
-        out->state = VS_NONE;   /* first sample (no interval yet) or /proc unreadable */
-        return;
-    }
-    out->state = VS_OK;
-    if (is_int)
-        out->u.i = i;
-    else
-        out->u.f = f;
-}
-
-void read_host_user(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->cpu_ok, c->host->user_pct, 0, false);
-}
-
-void read_host_system(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->cpu_ok, c->host->system_pct, 0, false);
-}
-
-void read_host_iowait(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->cpu_ok, c->host->iowait_pct, 0, false);
-}
-
-void read_host_cpus(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->ncpus > 0, 0, c->host->ncpus, true);
-}
-
-void read_host_mem_total(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->mem_ok, 0, c->host->mem_total_kib / 1024, true);
-}
-
-void read_host_mem_used(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->mem_ok, 0, (c->host->mem_total_kib - c->host->mem_available_kib) / 1024, true);
-}
-
-void read_job_cpu(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->job_ok, c->host->job_cpu, 0, false);
-}
-
-void read_job_cpu_top(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->job_ok, c->host->job_cpu_top, 0, false);
-}
-
-void read_job_rss(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->job_ok, 0, c->host->job_rss_kib / 1024, true);
-}
-
-void read_job_procs(const struct read_ctx *c, struct value *out)
-{
-    host_set(out, c->host->job_ok, 0, c->host->job_procs, true);
 }

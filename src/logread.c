@@ -10,8 +10,9 @@
  * The tree is kept until the next line, because string values in the
  * record point into it. A reader thread parses up to 15 lines ahead into a
  * ring of slots, each with its own tree, while the caller analyzes; a side
- * that waits is woken with half a ring of work, not line by line. NVML's error strings map back to codes through the
- * one table below (the texts nvmlErrorString returns).
+ * that waits is woken with half a ring of work, not line by line. An
+ * "errors" entry carries NVML's numeric code; logs of gpumon 0.1 carried
+ * the text only, which maps back through nvml_codes.h's table.
  */
 #include "logread.h"
 
@@ -23,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "metrics.h"
-#include "nvml.h"
+#include "nvml_codes.h"
 #include "util.h"
 
 #define LOGREAD_MAX_LINE (16u << 20)   /* a longer line is not one of ours */
@@ -85,14 +86,6 @@ struct logread {
     unsigned long long produced, consumed;
     pthread_mutex_t mu;
     pthread_cond_t more, room;
-};
-
-static const struct { int code; const char *text; } logread_errors[] = {
-    {1, "Uninitialized"}, {2, "Invalid Argument"}, {3, "Not Supported"}, {4, "Insufficient Permissions"},
-    {4, "No permission"}, {6, "Not Found"}, {7, "Insufficient Size"}, {8, "Insufficient External Power"},
-    {9, "Driver Not Loaded"}, {10, "Timeout"}, {11, "Interrupt request issue"}, {13, "Function Not Found"},
-    {14, "Corrupted infoROM"}, {15, "GPU is lost"}, {16, "GPU requires restart"}, {20, "Insufficient Memory"},
-    {21, "No data"},
 };
 
 /* The arena of the parse running on this thread; NULL: plain malloc. */
@@ -167,14 +160,6 @@ int logread_parse_time(const char *s, struct timespec *out)
     out->tv_sec = timegm(&tm);
     out->tv_nsec = nsec;
     return 0;
-}
-
-static int logread_error_code(const char *text)
-{
-    for (size_t i = 0; i < sizeof logread_errors / sizeof logread_errors[0]; i++)
-        if (!strcmp(text, logread_errors[i].text))
-            return logread_errors[i].code;
-    return 999;   /* NVML_ERROR_UNKNOWN */
 }
 
 /* The id of the pos-th key of an object: a metric id, or one of the
@@ -286,10 +271,22 @@ static int logread_errors_map(const cJSON *errs, struct value *vals, char *err, 
     }
     cJSON_ArrayForEach(j, errs) {
         const struct metric *m = metric_find(j->string);
-        if (!m || m->scope != MS_GPU || !cJSON_IsString(j))
+        if (!m || m->scope != MS_GPU)
             continue;
-        int code = logread_error_code(j->valuestring);
-        vals[m->id] = (struct value){.state = nvml_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
+        long long code;
+        if (cJSON_IsString(j)) {
+            code = nvml_code_from_text(j->valuestring);   /* logs of gpumon 0.1 stored the text only */
+        } else if (logread_int(cJSON_GetObjectItemCaseSensitive(j, "code"), &code) != 0 || code < 0 ||
+                   code > 0x7fffffff) {
+            snprintf(err, errlen, "\"errors\": \"%.64s\" needs an integer \"code\" from 0 to 2147483647",
+                     j->string);
+            return -1;
+        }
+        if (code == NVML_SUCCESS)
+            continue;
+        vals[m->id] = (struct value){.state = nvml_code_is_lost((int)code) ? VS_LOST
+                                              : nvml_code_is_unsupported((int)code) ? VS_UNSUPPORTED : VS_ERROR,
+                                     .code = (int32_t)code};
     }
     return 0;
 }

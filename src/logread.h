@@ -5,8 +5,9 @@
  *
  * Keys map to metric ids through the metric table (unknown keys are
  * skipped, so a newer log still reads); null is "not available"; the
- * "errors" object turns a value into VS_ERROR with NVML's code, or VS_LOST
- * for "GPU is lost"; "processes" and "xids" fill the record's lists. A
+ * "errors" object ({"key":{"code":N,"text":...}}, or the text alone in
+ * older logs) turns a value into VS_ERROR with NVML's code, VS_LOST for
+ * codes 15/16, or VS_UNSUPPORTED for 3/6/13/25; "processes" and "xids" fill the record's lists. A
  * record and its strings stay valid until the next logread_next() call.
  * A last line without its newline that does not parse (a write cut short
  * by kill -9) ends the log with a warning; any other bad line is an error

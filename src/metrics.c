@@ -11,7 +11,7 @@ _Static_assert(METRIC_COUNT <= RECORD_MAX_METRICS, "record.h value arrays too sm
 
 const struct metric metric_table[METRIC_COUNT] = {
 #define METRIC_ROW(id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader) \
-    [id] = {id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader},
+    [id] = {id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help},
     METRIC_TABLE(METRIC_ROW)
 #undef METRIC_ROW
 };

@@ -200,14 +200,3 @@ const char *nvml_error(nvmlReturn_t r)
     const char *s = nvml.nvmlErrorString ? nvml.nvmlErrorString(r) : NULL;
     return s && *s ? s : "Unknown Error";
 }
-
-bool nvml_is_lost(nvmlReturn_t r)
-{
-    return r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_RESET_REQUIRED;
-}
-
-bool nvml_is_unsupported(nvmlReturn_t r)
-{
-    return r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_NOT_FOUND || r == NVML_ERROR_FUNCTION_NOT_FOUND ||
-           r == NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-}

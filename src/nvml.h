@@ -10,14 +10,15 @@
  * command can print one line and exit with the documented status.
  *
  * Also here: the protocol helpers that need more than one call (process
- * lists with the sizing protocol and the 535.43-535.86 stride) and the
- * classification of return codes.
+ * lists with the sizing protocol and the 535.43-535.86 stride). What a
+ * return code means is nvml_codes.h's, which needs no loaded library.
  */
 #ifndef GPUMON_NVML_H
 #define GPUMON_NVML_H
 
 #include <stdbool.h>
 #include "nvml_abi.h"
+#include "nvml_codes.h"
 
 struct nvml_api {
 #define NVML_API_MEMBER(name, params) nvmlReturn_t (*name) params;
@@ -59,12 +60,8 @@ struct nvml_failure {
 int nvml_open(const char *path, struct nvml_failure *why);
 /* Shuts NVML down and unloads it. Safe to call after a failed open. */
 void nvml_close(void);
-/* nvmlErrorString, or a fallback that is never NULL. */
+/* nvmlErrorString of the loaded library, or a fallback that is never NULL. */
 const char *nvml_error(nvmlReturn_t r);
-/* True for codes that mean "the device is gone" (15 lost, 16 reset needed). */
-bool nvml_is_lost(nvmlReturn_t r);
-/* True for codes that mean "this value is unavailable here" (3, 6, 13, 25). */
-bool nvml_is_unsupported(nvmlReturn_t r);
 
 struct nvml_process {
     unsigned int pid;

@@ -21,40 +21,49 @@ typedef int nvmlReturn_t;            /* enum, 4 bytes */
 typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct nvmlEventSet_st *nvmlEventSet_t;
 
-/* Return codes (facts §4). */
+/* Return codes (facts §4) with the text nvmlErrorString gives for each:
+ * X(NAME, value, text). The one code/text table: the loader, the log
+ * reader and writer (nvml_codes.c) and the simulator's nvmlErrorString all
+ * expand it. Codes are only ever added, never renumbered. */
+#define NVML_RETURN_CODES(X) \
+    X(NVML_SUCCESS, 0, "Success") \
+    X(NVML_ERROR_UNINITIALIZED, 1, "Uninitialized") \
+    X(NVML_ERROR_INVALID_ARGUMENT, 2, "Invalid Argument") \
+    X(NVML_ERROR_NOT_SUPPORTED, 3, "Not Supported") \
+    X(NVML_ERROR_NO_PERMISSION, 4, "Insufficient Permissions") \
+    X(NVML_ERROR_ALREADY_INITIALIZED, 5, "Already Initialized") \
+    X(NVML_ERROR_NOT_FOUND, 6, "Not Found") \
+    X(NVML_ERROR_INSUFFICIENT_SIZE, 7, "Insufficient Size") \
+    X(NVML_ERROR_INSUFFICIENT_POWER, 8, "Insufficient External Power") \
+    X(NVML_ERROR_DRIVER_NOT_LOADED, 9, "Driver Not Loaded") \
+    X(NVML_ERROR_TIMEOUT, 10, "Timeout") \
+    X(NVML_ERROR_IRQ_ISSUE, 11, "Interrupt request issue") \
+    X(NVML_ERROR_LIBRARY_NOT_FOUND, 12, "NVML Shared Library Not Found") \
+    X(NVML_ERROR_FUNCTION_NOT_FOUND, 13, "Function Not Found") \
+    X(NVML_ERROR_CORRUPTED_INFOROM, 14, "Corrupted infoROM") \
+    X(NVML_ERROR_GPU_IS_LOST, 15, "GPU is lost") \
+    X(NVML_ERROR_RESET_REQUIRED, 16, "GPU requires restart") \
+    X(NVML_ERROR_OPERATING_SYSTEM, 17, "The operating system has blocked the request.") \
+    X(NVML_ERROR_LIB_RM_VERSION_MISMATCH, 18, "RM has detected an NVML/RM version mismatch.") \
+    X(NVML_ERROR_IN_USE, 19, "In use by another client") \
+    X(NVML_ERROR_MEMORY, 20, "Insufficient Memory") \
+    X(NVML_ERROR_NO_DATA, 21, "No data") \
+    X(NVML_ERROR_VGPU_ECC_NOT_SUPPORTED, 22, \
+      "The requested vgpu operation is not available on target device, because ECC is enabled") \
+    X(NVML_ERROR_INSUFFICIENT_RESOURCES, 23, "Ran out of critical resources, other than memory") \
+    X(NVML_ERROR_FREQ_NOT_SUPPORTED, 24, "The requested frequency is not supported") \
+    X(NVML_ERROR_ARGUMENT_VERSION_MISMATCH, 25, "The provided version is invalid/unsupported") \
+    X(NVML_ERROR_DEPRECATED, 26, "The requested functionality has been deprecated") \
+    X(NVML_ERROR_NOT_READY, 27, "The system is not ready for the request") \
+    X(NVML_ERROR_GPU_NOT_FOUND, 28, "No GPUs were found") \
+    X(NVML_ERROR_INVALID_STATE, 29, "Resource not in correct state") \
+    X(NVML_ERROR_RESET_TYPE_NOT_SUPPORTED, 30, "The requested reset type is not supported") \
+    X(NVML_ERROR_UNKNOWN, 999, "Unknown Error")
+
 enum {
-    NVML_SUCCESS = 0,
-    NVML_ERROR_UNINITIALIZED = 1,
-    NVML_ERROR_INVALID_ARGUMENT = 2,
-    NVML_ERROR_NOT_SUPPORTED = 3,
-    NVML_ERROR_NO_PERMISSION = 4,
-    NVML_ERROR_ALREADY_INITIALIZED = 5,
-    NVML_ERROR_NOT_FOUND = 6,
-    NVML_ERROR_INSUFFICIENT_SIZE = 7,
-    NVML_ERROR_INSUFFICIENT_POWER = 8,
-    NVML_ERROR_DRIVER_NOT_LOADED = 9,
-    NVML_ERROR_TIMEOUT = 10,
-    NVML_ERROR_IRQ_ISSUE = 11,
-    NVML_ERROR_LIBRARY_NOT_FOUND = 12,
-    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
-    NVML_ERROR_CORRUPTED_INFOROM = 14,
-    NVML_ERROR_GPU_IS_LOST = 15,
-    NVML_ERROR_RESET_REQUIRED = 16,
-    NVML_ERROR_OPERATING_SYSTEM = 17,
-    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
-    NVML_ERROR_IN_USE = 19,
-    NVML_ERROR_MEMORY = 20,
-    NVML_ERROR_NO_DATA = 21,
-    NVML_ERROR_VGPU_ECC_NOT_SUPPORTED = 22,
-    NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
-    NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
-    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-    NVML_ERROR_DEPRECATED = 26,
-    NVML_ERROR_NOT_READY = 27,
-    NVML_ERROR_GPU_NOT_FOUND = 28,
-    NVML_ERROR_INVALID_STATE = 29,
-    NVML_ERROR_RESET_TYPE_NOT_SUPPORTED = 30,
-    NVML_ERROR_UNKNOWN = 999
+#define NVML_RETURN_ENUM(name, value, text) name = value,
+    NVML_RETURN_CODES(NVML_RETURN_ENUM)
+#undef NVML_RETURN_ENUM
 };
 
 /* Constants (facts §5). */

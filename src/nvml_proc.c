@@ -89,7 +89,7 @@ static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, struct nvml_p
     if (nvml.nvmlDeviceGetRunningProcessDetailList) {
         nvmlReturn_t r = nvml_proc_detail(dev, graphics ? NVML_PROCESS_MODE_GRAPHICS : NVML_PROCESS_MODE_COMPUTE,
                                           out, max, n);
-        if (!nvml_is_unsupported(r) && r != NVML_ERROR_INVALID_ARGUMENT)
+        if (!nvml_code_is_unsupported(r) && r != NVML_ERROR_INVALID_ARGUMENT)
             return r;
     }
     struct { void *fn; size_t stride; } variants[] = {

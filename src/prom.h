@@ -41,19 +41,4 @@ void prom_render_scrape(struct sbuf *b, double snapshot_age, unsigned long long 
  * "unsupported"): the collection errors of one sample. */
 unsigned prom_count_errors(const struct record *rec);
 
-/* Helpers shared with prom_dcgm.c. */
-struct prom_str_label {
-    const char *label;
-    enum metric_id id;
-};
-/* Appends ,LABEL="value" for each string metric of g ("" when not known). */
-void prom_str_labels(struct sbuf *b, const struct record_gpu *g, const struct prom_str_label *l, size_t n);
-void prom_family(struct sbuf *b, const char *name, const char *type, const char *help);
-void prom_label_value(struct sbuf *b, const char *s);
-void prom_number(struct sbuf *b, double v);
-/* The numeric value of v as the metric's kind stores it. */
-double prom_raw(const struct metric *m, const struct value *v);
-/* dcgm-exporter compatible series (prom_dcgm.c). */
-void prom_render_dcgm(struct sbuf *b, const struct record *rec);
-
 #endif

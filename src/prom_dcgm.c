@@ -9,7 +9,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "prom.h"
+#include "prom_dcgm.h"
+#include "prom_write.h"
 
 static const struct prom_dcgm_row {
     const char *name, *type;

@@ -161,7 +161,7 @@ void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t)
         idle = util < 5 ? 100 : 0;
     g->idle[k] += isnan(idle) ? 0 : (float)(idle / 100);
     g->nrec[k]++;
-    if (v[M_REASONS].state == VS_OK && (v[M_REASONS].u.i & (ANALYZE_THERMAL_MASK | ANALYZE_POWER_MASK)))
+    if (v[M_REASONS].state == VS_OK && (v[M_REASONS].u.i & (clock_reason_mask(CR_GROUP_THERMAL) | clock_reason_mask(CR_GROUP_POWER))))
         g->thr[k]++;
     if ((v[M_STATE].state == VS_OK && v[M_STATE].u.s && !strcmp(v[M_STATE].u.s, "lost")) ||
         v[M_UTIL_GPU].state == VS_LOST)

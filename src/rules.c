@@ -291,15 +291,13 @@ static void ev_stalled(const struct analyze_gpu_stats *s, const struct rule_conf
                 s->procs == 1 ? "" : "es");
 }
 
-static void ev_throttle(const struct analyze_gpu_stats *s, struct sbuf *b, unsigned long long mask, double share)
+static void ev_throttle(const struct analyze_gpu_stats *s, struct sbuf *b, enum clock_reason_group group,
+                        double share)
 {
-    static const char *const names[8] = {"gpu_idle", "applications_clocks_setting", "sw_power_cap",
-                                         "hw_slowdown", "sync_boost", "sw_thermal_slowdown",
-                                         "hw_thermal_slowdown", "hw_power_brake_slowdown"};
     sbuf_printf(b, "throttled %.0f%% of the last %.0f s:", share, s->span_s);
-    for (int i = 0; i < 8; i++)
-        if ((mask >> i & 1) && s->reason_share[i] > 0)
-            sbuf_printf(b, " %s %.0f%%", names[i], s->reason_share[i]);
+    for (int r = 0; r < CLOCK_REASON_COUNT; r++)
+        if (clock_reasons[r].group == group && s->reason_share[r] > 0)
+            sbuf_printf(b, " %s %.0f%%", clock_reasons[r].key, s->reason_share[r]);
     if (!isnan(s->temp_max))
         sbuf_printf(b, "; temperature up to %.0f C", s->temp_max);
     if (!isnan(s->power_mean) && s->power_limit > 0)
@@ -312,13 +310,13 @@ static void ev_throttle(const struct analyze_gpu_stats *s, struct sbuf *b, unsig
 static void ev_thermal(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
 {
     (void)c;
-    ev_throttle(s, b, ANALYZE_THERMAL_MASK, s->thermal_share);
+    ev_throttle(s, b, CR_GROUP_THERMAL, s->thermal_share);
 }
 
 static void ev_power(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
 {
     (void)c;
-    ev_throttle(s, b, ANALYZE_POWER_MASK, s->power_share);
+    ev_throttle(s, b, CR_GROUP_POWER, s->power_share);
 }
 
 static void ev_memory(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)

@@ -40,14 +40,29 @@ struct sampler {
     double slow_ms;
 };
 
+static sampler_reader *const sampler_readers[METRIC_COUNT] = {
+#define SAMPLER_READER(id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader) \
+    [id] = sampler_read_##reader,
+    METRIC_TABLE(SAMPLER_READER)
+#undef SAMPLER_READER
+};
+
+/* Reads row id with the context of c. */
+static void sampler_read(const struct read_ctx *c, enum metric_id id, struct value *v)
+{
+    struct read_ctx row = *c;
+    row.id = id;
+    sampler_readers[id](&row, v);
+}
+
 static void sampler_read_slow(struct sampler *s, struct sampler_gpu *g)
 {
-    struct read_ctx c = {g, &s->host, 0};
+    struct read_ctx c = {g, &s->host, 0, 0};
     for (int id = 0; id < METRIC_COUNT; id++) {
         if (!s->want[id] || metric_table[id].cadence != MC_SLOW || atomic_load(&g->lost) || !g->h)
             continue;
         struct value v = {0};
-        metric_table[id].read(&c, &v);
+        sampler_read(&c, (enum metric_id)id, &v);
         pthread_mutex_lock(&g->slow_mu);
         g->slow_v[id] = v;
         pthread_mutex_unlock(&g->slow_mu);
@@ -156,7 +171,7 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         if (g->handle_rc != NVML_SUCCESS) {
             g->h = NULL;
             g->name_rc = g->uuid_rc = g->serial_rc = g->pci_rc = g->handle_rc;
-            atomic_store(&g->lost, nvml_is_lost(g->handle_rc));
+            atomic_store(&g->lost, nvml_code_is_lost(g->handle_rc));
             atomic_store(&g->lost_code, g->handle_rc);
             continue;
         }
@@ -179,10 +194,10 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         pthread_mutex_init(&g->slow_mu, NULL);
         if (!g->h)
             continue;
-        struct read_ctx c = {g, &s->host, 0};
+        struct read_ctx c = {g, &s->host, 0, 0};
         for (int id = 0; id < METRIC_COUNT; id++)
             if (s->want[id] && metric_table[id].cadence == MC_STATIC)
-                metric_table[id].read(&c, &g->static_v[id]);
+                sampler_read(&c, (enum metric_id)id, &g->static_v[id]);
         sampler_prime_samples(g);
         if (s->want_slow)
             sampler_read_slow(s, g);
@@ -202,7 +217,7 @@ unsigned sampler_device_count(const struct sampler *s)
 
 static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct record_gpu *rg)
 {
-    struct read_ctx c = {g, &s->host, s->tick};
+    struct read_ctx c = {g, &s->host, s->tick, 0};
     rg->index = g->index;
     for (int id = 0; id < METRIC_COUNT; id++) {
         const struct metric *m = &metric_table[id];
@@ -212,23 +227,22 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
         if (id == M_STATE)
             continue;   /* read last, after the readers below may have found the GPU lost */
         if (id == M_INDEX || id == M_DRIVER_VERSION || id == M_XID_COUNT || id == M_XID_LAST) {
-            m->read(&c, v);   /* need no handle; XIDs stay known after the GPU is lost */
-            m->read(&c, v);
+            sampler_read(&c, (enum metric_id)id, v);   /* need no handle; XIDs stay known after the GPU is lost */
         } else if (m->cadence == MC_STATIC && g->h) {
             *v = g->static_v[id];   /* identity stays known after the GPU is lost */
         } else if (!g->h || atomic_load(&g->lost)) {
             int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;
-            *v = (struct value){.state = nvml_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
+            *v = (struct value){.state = nvml_code_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
         } else if (m->cadence == MC_SLOW) {
             pthread_mutex_lock(&g->slow_mu);
             *v = g->slow_v[id];
             pthread_mutex_unlock(&g->slow_mu);
         } else {
-            m->read(&c, v);
+            sampler_read(&c, (enum metric_id)id, v);
         }
     }
     if (s->want[M_STATE])
-        metric_table[M_STATE].read(&c, &rg->v[M_STATE]);
+        sampler_read(&c, M_STATE, &rg->v[M_STATE]);
     rg->nxids = 0;
     if (s->events)
         sampler_events_copy(g, rg);
@@ -248,10 +262,10 @@ void sampler_sample(struct sampler *s, struct record *rec)
     if (s->want_host && (s->host_ns == 0 || now - s->host_ns >= 500000000ull)) {
         s->host_ns = now;
         host_read(&s->host);
-        struct read_ctx c = {NULL, &s->host, s->tick};
+        struct read_ctx c = {NULL, &s->host, s->tick, 0};
         for (int id = 0; id < METRIC_COUNT; id++)
             if (s->want[id] && metric_table[id].scope == MS_HOST)
-                metric_table[id].read(&c, &s->host_v[id]);
+                sampler_read(&c, (enum metric_id)id, &s->host_v[id]);
     }
     /* every record gets the host figures, fresh or repeated, so a caller
      * may start each record from scratch */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "host.h"
 #include "nvml.h"
+#include "metrics.h"
 #include "record.h"
 
 struct util_stats {
@@ -60,10 +61,20 @@ struct sampler_gpu {
 };
 
 struct read_ctx {
-    struct sampler_gpu *g;
+    struct sampler_gpu *g;              /* NULL for host rows */
     const struct host_sample *host;
     uint64_t tick;
+    enum metric_id id;                  /* the row being read */
 };
+
+/* The reader of each row of the metric table: sampler_read_NAME for the
+ * row whose reader column is NAME (sampler_read.c for GPU rows,
+ * sampler_host.c for host rows, sampler_events.c for XIDs). */
+typedef void sampler_reader(const struct read_ctx *c, struct value *out);
+#define SAMPLER_READER_DECL(id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader) \
+    sampler_reader sampler_read_##reader;
+METRIC_TABLE(SAMPLER_READER_DECL)
+#undef SAMPLER_READER_DECL
 
 /* Reads identity strings and primes the utilization sample buffer. */
 void sampler_read_identity(struct sampler_gpu *g);

@@ -1,5 +1,6 @@
 /*
- * sampler_read.c: one reader per GPU row of the metric table.
+ * sampler_read.c: one reader per GPU row of the metric table
+ * (sampler_read_NAME for the row whose reader column is NAME).
  *
  * Each reader calls the newest NVML variant the library has, falls back to
  * older ones, and stores a value with its state: ok, unsupported (missing
@@ -22,12 +23,12 @@ typedef nvmlReturn_t (*clock_getter)(nvmlDevice_t, nvmlClockType_t, unsigned int
 static void val_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
 {
     out->code = rc;
-    if (nvml_is_lost(rc)) {
+    if (nvml_code_is_lost(rc)) {
         atomic_store(&g->lost_code, rc);
         atomic_store(&g->lost, true);
         out->state = VS_LOST;
     } else {
-        out->state = nvml_is_unsupported(rc) ? VS_UNSUPPORTED : VS_ERROR;
+        out->state = nvml_code_is_unsupported(rc) ? VS_UNSUPPORTED : VS_ERROR;
     }
 }
 
@@ -53,7 +54,7 @@ static void val_str(struct value *out, nvmlReturn_t rc, const char *s)
 {
     if (rc != NVML_SUCCESS) {
         out->code = rc;
-        out->state = nvml_is_unsupported(rc) ? VS_UNSUPPORTED : nvml_is_lost(rc) ? VS_LOST : VS_ERROR;
+        out->state = nvml_code_is_unsupported(rc) ? VS_UNSUPPORTED : nvml_code_is_lost(rc) ? VS_LOST : VS_ERROR;
         return;
     }
     out->state = VS_OK;
@@ -95,7 +96,7 @@ void sampler_read_identity(struct sampler_gpu *g)
     }
     nvmlReturn_t (*legacy)(nvmlDevice_t, nvmlPciInfo_legacy_t *) =
         nvml.nvmlDeviceGetPciInfo_v2 ? nvml.nvmlDeviceGetPciInfo_v2 : nvml.nvmlDeviceGetPciInfo;
-    if (g->pci_rc != NVML_SUCCESS && !nvml_is_lost(g->pci_rc) && legacy) {
+    if (g->pci_rc != NVML_SUCCESS && !nvml_code_is_lost(g->pci_rc) && legacy) {
         nvmlPciInfo_legacy_t p;
         memset(&p, 0, sizeof p);
         g->pci_rc = legacy(g->h, &p);
@@ -106,38 +107,38 @@ void sampler_read_identity(struct sampler_gpu *g)
     g->pci[sizeof g->pci - 1] = '\0';
 }
 
-void read_index(const struct read_ctx *c, struct value *out)
+void sampler_read_index(const struct read_ctx *c, struct value *out)
 {
     val_int(c->g, out, NVML_SUCCESS, c->g->index);
 }
 
-void read_name(const struct read_ctx *c, struct value *out)
+void sampler_read_name(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->name_rc, c->g->name);
 }
 
-void read_uuid(const struct read_ctx *c, struct value *out)
+void sampler_read_uuid(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->uuid_rc, c->g->uuid);
 }
 
-void read_serial(const struct read_ctx *c, struct value *out)
+void sampler_read_serial(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->serial_rc, c->g->serial);
 }
 
-void read_pci_bus_id(const struct read_ctx *c, struct value *out)
+void sampler_read_pci_bus_id(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->pci_rc, c->g->pci);
 }
 
-void read_driver_version(const struct read_ctx *c, struct value *out)
+void sampler_read_driver_version(const struct read_ctx *c, struct value *out)
 {
     (void)c;
     val_str(out, nvml.driver_version[0] ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED, nvml.driver_version);
 }
 
-void read_state(const struct read_ctx *c, struct value *out)
+void sampler_read_state(const struct read_ctx *c, struct value *out)
 {
     val_str(out, NVML_SUCCESS, atomic_load(&c->g->lost) ? "lost" : "ok");
 }
@@ -155,13 +156,13 @@ static nvmlReturn_t fetch_util(const struct read_ctx *c)
     return g->util_rc;
 }
 
-void read_util_gpu(const struct read_ctx *c, struct value *out)
+void sampler_read_util_gpu(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_util(c);
     val_int(c->g, out, rc, c->g->util.gpu);
 }
 
-void read_util_mem(const struct read_ctx *c, struct value *out)
+void sampler_read_util_mem(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_util(c);
     val_int(c->g, out, rc, c->g->util.memory);
@@ -227,7 +228,7 @@ static nvmlReturn_t fetch_samples(const struct read_ctx *c)
 
 void sampler_prime_samples(struct sampler_gpu *g)
 {
-    struct read_ctx c = {g, NULL, UINT64_MAX};
+    struct read_ctx c = {g, NULL, UINT64_MAX, M_UTIL_SAMPLES};
     g->samples_tick = 0;
     fetch_samples(&c);
     g->samples_tick = 0;
@@ -251,10 +252,25 @@ static void read_sample_stat(const struct read_ctx *c, struct value *out, int wh
         val_int(c->g, out, rc, s->count);
 }
 
-void read_util_min(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 0); }
-void read_util_max(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 1); }
-void read_util_idle(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 2); }
-void read_util_samples(const struct read_ctx *c, struct value *out) { read_sample_stat(c, out, 3); }
+void sampler_read_util_min(const struct read_ctx *c, struct value *out)
+{
+    read_sample_stat(c, out, 0);
+}
+
+void sampler_read_util_max(const struct read_ctx *c, struct value *out)
+{
+    read_sample_stat(c, out, 1);
+}
+
+void sampler_read_util_idle(const struct read_ctx *c, struct value *out)
+{
+    read_sample_stat(c, out, 2);
+}
+
+void sampler_read_util_samples(const struct read_ctx *c, struct value *out)
+{
+    read_sample_stat(c, out, 3);
+}
 
 static void read_codec(const struct read_ctx *c, struct value *out,
                        nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, unsigned int *))
@@ -263,12 +279,12 @@ static void read_codec(const struct read_ctx *c, struct value *out,
     val_int(c->g, out, fn ? fn(c->g->h, &util, &period) : MISSING, util);
 }
 
-void read_enc(const struct read_ctx *c, struct value *out)
+void sampler_read_enc(const struct read_ctx *c, struct value *out)
 {
     read_codec(c, out, nvml.nvmlDeviceGetEncoderUtilization);
 }
 
-void read_dec(const struct read_ctx *c, struct value *out)
+void sampler_read_dec(const struct read_ctx *c, struct value *out)
 {
     read_codec(c, out, nvml.nvmlDeviceGetDecoderUtilization);
 }
@@ -293,7 +309,7 @@ static nvmlReturn_t fetch_mem(const struct read_ctx *c)
             return g->mem_rc = rc;
         }
     }
-    if ((rc == MISSING || nvml_is_unsupported(rc)) && nvml.nvmlDeviceGetMemoryInfo) {
+    if ((rc == MISSING || nvml_code_is_unsupported(rc)) && nvml.nvmlDeviceGetMemoryInfo) {
         nvmlMemory_t m;
         memset(&m, 0, sizeof m);
         rc = nvml.nvmlDeviceGetMemoryInfo(g->h, &m);
@@ -305,25 +321,25 @@ static nvmlReturn_t fetch_mem(const struct read_ctx *c)
 
 #define MIB(x) ((long long)((x) / 1048576ull))
 
-void read_mem_total(const struct read_ctx *c, struct value *out)
+void sampler_read_mem_total(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     val_int(c->g, out, rc, MIB(c->g->mem_total));
 }
 
-void read_mem_used(const struct read_ctx *c, struct value *out)
+void sampler_read_mem_used(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     val_int(c->g, out, rc, MIB(c->g->mem_used));
 }
 
-void read_mem_free(const struct read_ctx *c, struct value *out)
+void sampler_read_mem_free(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     val_int(c->g, out, rc, MIB(c->g->mem_free));
 }
 
-void read_mem_reserved(const struct read_ctx *c, struct value *out)
+void sampler_read_mem_reserved(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     val_int(c->g, out, rc == NVML_SUCCESS && !c->g->mem_v2 ? NVML_ERROR_NOT_SUPPORTED : rc,
@@ -332,12 +348,12 @@ void read_mem_reserved(const struct read_ctx *c, struct value *out)
 
 /* ---- thermal, power, clocks ---- */
 
-void read_temp(const struct read_ctx *c, struct value *out)
+void sampler_read_temp(const struct read_ctx *c, struct value *out)
 {
     if (nvml.nvmlDeviceGetTemperatureV) {
         nvmlTemperature_v1_t t = {nvmlTemperature_v1, NVML_TEMPERATURE_GPU, 0};
         nvmlReturn_t rc = nvml.nvmlDeviceGetTemperatureV(c->g->h, &t);
-        if (rc == NVML_SUCCESS || !nvml_is_unsupported(rc) || !nvml.nvmlDeviceGetTemperature)
+        if (rc == NVML_SUCCESS || !nvml_code_is_unsupported(rc) || !nvml.nvmlDeviceGetTemperature)
             return val_int(c->g, out, rc, t.temperature);
     }
     unsigned int v = 0;
@@ -346,27 +362,27 @@ void read_temp(const struct read_ctx *c, struct value *out)
     val_int(c->g, out, rc, v);
 }
 
-void read_fan(const struct read_ctx *c, struct value *out)
+void sampler_read_fan(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetFanSpeed, 1, false);
 }
 
-void read_power(const struct read_ctx *c, struct value *out)
+void sampler_read_power(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetPowerUsage, 0.001, true);
 }
 
-void read_power_limit(const struct read_ctx *c, struct value *out)
+void sampler_read_power_limit(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetPowerManagementLimit, 0.001, true);
 }
 
-void read_power_enforced(const struct read_ctx *c, struct value *out)
+void sampler_read_power_enforced(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetEnforcedPowerLimit, 0.001, true);
 }
 
-void read_energy(const struct read_ctx *c, struct value *out)
+void sampler_read_energy(const struct read_ctx *c, struct value *out)
 {
     unsigned long long mj = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetTotalEnergyConsumption
@@ -374,32 +390,32 @@ void read_energy(const struct read_ctx *c, struct value *out)
     val_float(c->g, out, rc, (double)mj / 1000.0);
 }
 
-void read_clock_sm(const struct read_ctx *c, struct value *out)
+void sampler_read_clock_sm(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_SM);
 }
 
-void read_clock_mem(const struct read_ctx *c, struct value *out)
+void sampler_read_clock_mem(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_MEM);
 }
 
-void read_clock_gr(const struct read_ctx *c, struct value *out)
+void sampler_read_clock_gr(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_GRAPHICS);
 }
 
-void read_clock_max_sm(const struct read_ctx *c, struct value *out)
+void sampler_read_clock_max_sm(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_SM);
 }
 
-void read_clock_max_mem(const struct read_ctx *c, struct value *out)
+void sampler_read_clock_max_mem(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_MEM);
 }
 
-void read_clock_max_gr(const struct read_ctx *c, struct value *out)
+void sampler_read_clock_max_gr(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_GRAPHICS);
 }
@@ -415,48 +431,30 @@ static nvmlReturn_t fetch_reasons(const struct read_ctx *c)
     nvmlReturn_t rc = MISSING;
     if (nvml.nvmlDeviceGetCurrentClocksEventReasons)
         rc = nvml.nvmlDeviceGetCurrentClocksEventReasons(g->h, &g->reasons);
-    if ((rc == MISSING || nvml_is_unsupported(rc)) && nvml.nvmlDeviceGetCurrentClocksThrottleReasons)
+    if ((rc == MISSING || nvml_code_is_unsupported(rc)) && nvml.nvmlDeviceGetCurrentClocksThrottleReasons)
         rc = nvml.nvmlDeviceGetCurrentClocksThrottleReasons(g->h, &g->reasons);
     return g->reasons_rc = rc;
 }
 
-void read_reasons(const struct read_ctx *c, struct value *out)
+void sampler_read_reasons(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_reasons(c);
     val_int(c->g, out, rc, (long long)c->g->reasons);
 }
 
-static void read_reason_bit(const struct read_ctx *c, struct value *out, unsigned long long bit)
+/* One reader for every reason row: the row's bit from clock_reasons.h. */
+void sampler_read_reason(const struct read_ctx *c, struct value *out)
 {
-    nvmlReturn_t rc = fetch_reasons(c);
-    val_int(c->g, out, rc, (c->g->reasons & bit) != 0);
+    for (int r = 0; r < CLOCK_REASON_COUNT; r++) {
+        if (metric_reason_id((enum clock_reason_id)r) != c->id)
+            continue;
+        nvmlReturn_t rc = fetch_reasons(c);
+        val_int(c->g, out, rc, (c->g->reasons & clock_reasons[r].bit) != 0);
+        return;
+    }
 }
 
-void read_r_idle(const struct read_ctx *c, struct value *o) { read_reason_bit(c, o, NVML_CLOCKS_EVENT_GPU_IDLE); }
-void read_r_app(const struct read_ctx *c, struct value *o) { read_reason_bit(c, o, NVML_CLOCKS_EVENT_APP_CLOCKS); }
-void read_r_sw_power(const struct read_ctx *c, struct value *o)
-{
-    read_reason_bit(c, o, NVML_CLOCKS_EVENT_SW_POWER_CAP);
-}
-void read_r_hw_slow(const struct read_ctx *c, struct value *o)
-{
-    read_reason_bit(c, o, NVML_CLOCKS_THROTTLE_HW_SLOWDOWN);
-}
-void read_r_sync(const struct read_ctx *c, struct value *o) { read_reason_bit(c, o, NVML_CLOCKS_EVENT_SYNC_BOOST); }
-void read_r_sw_thermal(const struct read_ctx *c, struct value *o)
-{
-    read_reason_bit(c, o, NVML_CLOCKS_EVENT_SW_THERMAL);
-}
-void read_r_hw_thermal(const struct read_ctx *c, struct value *o)
-{
-    read_reason_bit(c, o, NVML_CLOCKS_THROTTLE_HW_THERMAL);
-}
-void read_r_hw_brake(const struct read_ctx *c, struct value *o)
-{
-    read_reason_bit(c, o, NVML_CLOCKS_THROTTLE_HW_POWER_BRAKE);
-}
-
-void read_pstate(const struct read_ctx *c, struct value *out)
+void sampler_read_pstate(const struct read_ctx *c, struct value *out)
 {
     nvmlPstates_t p = NVML_PSTATE_UNKNOWN;
     nvmlReturn_t rc = nvml.nvmlDeviceGetPerformanceState ? nvml.nvmlDeviceGetPerformanceState(c->g->h, &p) : MISSING;
@@ -475,25 +473,32 @@ static void read_pcie_counter(const struct read_ctx *c, struct value *out, nvmlP
     val_int(c->g, out, rc, v);
 }
 
-void read_pcie_tx(const struct read_ctx *c, struct value *out) { read_pcie_counter(c, out, NVML_PCIE_UTIL_TX_BYTES); }
-void read_pcie_rx(const struct read_ctx *c, struct value *out) { read_pcie_counter(c, out, NVML_PCIE_UTIL_RX_BYTES); }
+void sampler_read_pcie_tx(const struct read_ctx *c, struct value *out)
+{
+    read_pcie_counter(c, out, NVML_PCIE_UTIL_TX_BYTES);
+}
 
-void read_pcie_gen(const struct read_ctx *c, struct value *out)
+void sampler_read_pcie_rx(const struct read_ctx *c, struct value *out)
+{
+    read_pcie_counter(c, out, NVML_PCIE_UTIL_RX_BYTES);
+}
+
+void sampler_read_pcie_gen(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetCurrPcieLinkGeneration, 1, false);
 }
 
-void read_pcie_gen_max(const struct read_ctx *c, struct value *out)
+void sampler_read_pcie_gen_max(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetMaxPcieLinkGeneration, 1, false);
 }
 
-void read_pcie_width(const struct read_ctx *c, struct value *out)
+void sampler_read_pcie_width(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetCurrPcieLinkWidth, 1, false);
 }
 
-void read_pcie_width_max(const struct read_ctx *c, struct value *out)
+void sampler_read_pcie_width_max(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetMaxPcieLinkWidth, 1, false);
 }
@@ -508,13 +513,16 @@ static void read_ecc(const struct read_ctx *c, struct value *out, nvmlMemoryErro
     val_int(c->g, out, rc, (long long)v);
 }
 
-void read_ecc_corr(const struct read_ctx *c, struct value *out) { read_ecc(c, out, NVML_MEMORY_ERROR_TYPE_CORRECTED); }
-void read_ecc_uncorr(const struct read_ctx *c, struct value *out)
+void sampler_read_ecc_corr(const struct read_ctx *c, struct value *out)
+{
+    read_ecc(c, out, NVML_MEMORY_ERROR_TYPE_CORRECTED);
+}
+void sampler_read_ecc_uncorr(const struct read_ctx *c, struct value *out)
 {
     read_ecc(c, out, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
 }
 
-void read_retired_pending(const struct read_ctx *c, struct value *out)
+void sampler_read_retired_pending(const struct read_ctx *c, struct value *out)
 {
     nvmlEnableState_t s = NVML_FEATURE_DISABLED;
     nvmlReturn_t rc = nvml.nvmlDeviceGetRetiredPagesPendingStatus
@@ -522,7 +530,7 @@ void read_retired_pending(const struct read_ctx *c, struct value *out)
     val_int(c->g, out, rc, s == NVML_FEATURE_ENABLED);
 }
 
-void read_remap_pending(const struct read_ctx *c, struct value *out)
+void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
 {
     unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetRemappedRows
@@ -544,13 +552,13 @@ static nvmlReturn_t fetch_procs(const struct read_ctx *c)
     return g->proc_rc;
 }
 
-void read_proc_count(const struct read_ctx *c, struct value *out)
+void sampler_read_proc_count(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_procs(c);
     val_int(c->g, out, rc, c->g->nprocs);
 }
 
-void read_proc_mem(const struct read_ctx *c, struct value *out)
+void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
 {
     unsigned long long sum = 0;
     nvmlReturn_t rc = fetch_procs(c);

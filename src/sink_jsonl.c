@@ -5,13 +5,15 @@
  *    "gpus":[{"index":0,"name":"NVIDIA H200",...,"errors":{...},"xids":[...],"processes":[...]}]}
  * Keys are metric keys; numbers are numbers; anything not available is null,
  * and when NVML gave a reason other than "not supported", "errors" maps the
- * key to it. This is the log format that diagnose and report read back.
+ * key to NVML's return code and its text: {"code":4,"text":"Insufficient
+ * Permissions"} (the code is what readers use; the text is for people).
+ * This is the log format that diagnose and report read back.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
-#include "nvml.h"
+#include "nvml_codes.h"
 #include "sink.h"
 
 /* Each metric's "key": prefix, escaped once, not at every sample. */
@@ -54,7 +56,11 @@ static void sink_jsonl_errors(const struct sink *s, const struct record_gpu *g, 
         sbuf_puts(b, any ? "," : ",\"errors\":{");
         any = true;
         jsonl_key(b, m->id);
-        fmt_json_string(b, nvml_error(v->code));
+        sbuf_puts(b, "{\"code\":");
+        sbuf_put_int(b, v->code);
+        sbuf_puts(b, ",\"text\":");
+        fmt_json_string(b, nvml_code_text(v->code));
+        sbuf_putc(b, '}');
     }
     if (any)
         sbuf_putc(b, '}');

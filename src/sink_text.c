@@ -26,15 +26,10 @@ static void text_val(struct sbuf *b, const struct value *v, const char *fmt, boo
         else
             sbuf_printf(b, fmt, v->u.i);
     } else {
-        sbuf_puts(b, v->state == VS_LOST ? "LOST" : v->state == VS_ERROR ? "ERR" : "n/a");
+        char tmp[32];
+        sbuf_puts(b, fmt_marker(v, FMT_MARK_BRIEF, tmp, sizeof tmp));
     }
 }
-
-static const struct { enum metric_id id; const char *label; } text_reasons[] = {
-    {M_R_SW_POWER, "power-cap"},     {M_R_HW_SLOW, "hw-slowdown"},      {M_R_SW_THERMAL, "sw-thermal"},
-    {M_R_HW_THERMAL, "hw-thermal"},  {M_R_HW_BRAKE, "power-brake"},     {M_R_SYNC, "sync-boost"},
-    {M_R_APP, "app-clocks"},         {M_R_IDLE, "idle"},
-};
 
 static void sink_text_gpu_default(const struct record_gpu *g, struct sbuf *b)
 {
@@ -69,10 +64,10 @@ static void sink_text_gpu_default(const struct record_gpu *g, struct sbuf *b)
     if (v[M_PSTATE].state == VS_OK)
         sbuf_printf(b, "P%lld", v[M_PSTATE].u.i);
     bool first = true;
-    for (size_t i = 0; i < sizeof text_reasons / sizeof text_reasons[0]; i++) {
-        const struct value *r = &v[text_reasons[i].id];
-        if (r->state == VS_OK && r->u.i && text_reasons[i].id != M_R_IDLE) {
-            sbuf_printf(b, "%s%s", first ? "  throttled: " : ",", text_reasons[i].label);
+    for (int i = 0; i < CLOCK_REASON_COUNT; i++) {
+        const struct value *r = &v[metric_reason_id((enum clock_reason_id)i)];
+        if (r->state == VS_OK && r->u.i && i != CR_IDLE) {
+            sbuf_printf(b, "%s%s", first ? "  throttled: " : ",", clock_reasons[i].label);
             first = false;
         }
     }

@@ -37,7 +37,7 @@ GPUMON_SIM_START=9 GPUMON_SIM_SCENARIO="$SCN/metrics-unsupported.scn" "$GPUMON" 
 pycheck "$T/perm.jsonl" "
 first, last = recs[0]['gpus'][0], recs[-1]['gpus'][0]
 assert isinstance(first['power.draw'], float) and 'power.draw' not in first.get('errors', {}), first.get('errors')
-assert last['power.draw'] is None and 'ermission' in last['errors']['power.draw'], last.get('errors')
+assert last['power.draw'] is None and last['errors']['power.draw']['code'] == 4 and 'ermission' in last['errors']['power.draw']['text'], last.get('errors')
 assert last['utilization.gpu'] is not None and last['ecc.errors.corrected.volatile.total'] is None
 "
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -75,12 +75,31 @@ static void test_not_ok_is_never_zero(void **state)
     struct value lost = {.state = VS_LOST, .code = NVML_ERROR_GPU_IS_LOST};
     assert_string_equal(fmt(M_POWER, lost, FMT_TEXT), "[GPU is lost]");
     struct value perm = {.state = VS_ERROR, .code = NVML_ERROR_NO_PERMISSION};
-    assert_string_equal(fmt(M_POWER, perm, FMT_CSV), "[No Permission]");
+    assert_string_equal(fmt(M_POWER, perm, FMT_CSV), "[Insufficient Permissions]");
     struct value err = {.state = VS_ERROR, .code = 999};
     assert_string_equal(fmt(M_POWER, err, FMT_CSV), "[Error 999]");
     struct value none = {.state = VS_NONE};
     assert_string_equal(fmt(M_UTIL_MIN, none, FMT_CSV), "[N/A]");
     assert_string_equal(fmt(M_NAME, none, FMT_JSON), "null");
+}
+
+/* One marker table: each kind of missing value in each style. */
+static void test_markers(void **state)
+{
+    (void)state;
+    static const struct { struct value v; const char *full, *brief, *smi; } rows[] = {
+        {{.state = VS_NONE}, "[N/A]", "n/a", "[N/A]"},
+        {{.state = VS_UNSUPPORTED, .code = 3}, "[Not Supported]", "n/a", "[Not Supported]"},
+        {{.state = VS_ERROR, .code = 4}, "[Insufficient Permissions]", "no-perm", "[Insufficient Permissions]"},
+        {{.state = VS_ERROR, .code = 17}, "[Error 17]", "ERR", "[Unknown Error]"},
+        {{.state = VS_LOST, .code = 15}, "[GPU is lost]", "LOST", "[GPU is lost]"},
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        assert_string_equal(fmt_marker(&rows[i].v, FMT_MARK_FULL, buf, sizeof buf), rows[i].full);
+        assert_string_equal(fmt_marker(&rows[i].v, FMT_MARK_BRIEF, buf, sizeof buf), rows[i].brief);
+        assert_string_equal(fmt_marker(&rows[i].v, FMT_MARK_SMI, buf, sizeof buf), rows[i].smi);
+    }
 }
 
 static void test_json_escaping(void **state)
@@ -112,6 +131,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_not_ok_is_never_zero),
+        cmocka_unit_test(test_markers),
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_csv_quoting),
     };

@@ -64,12 +64,52 @@ static void test_parse_line(void **state)
     assert_string_equal(r.gpus[1].v[M_STATE].u.s, "lost");
 
     static const char *const bad[] = {"{\"timestamp\":\"x\",\"gpus\":[]}", "[1]", "{\"gpus\":[]}", "not json",
-                                      "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,"
-                                      "\"utilization.gpu\":\"high\"}]}",
+                                      ("{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,"
+                                       "\"utilization.gpu\":\"high\"}]}"),
                                       "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"name\":\"x\"}]}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(logread_parse(lr, bad[i], strlen(bad[i]), &r, err, sizeof err), -1);
     assert_non_null(strstr(err, "index"));
+    logread_close(lr);
+}
+
+/* "errors" holds NVML's numeric code: a code the table lacks (a newer
+ * driver's) keeps its number, a lost code reads lost whatever the text
+ * says, and the text alone (gpumon 0.1's logs) still maps back. */
+static void test_errors_by_code(void **state)
+{
+    (void)state;
+    static const char line[] =
+        "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"power.draw\":null,"
+        "\"fan.speed\":null,\"temperature.gpu\":null,\"clocks.sm\":null,\"errors\":{"
+        "\"power.draw\":{\"code\":31,\"text\":\"a wording of a newer driver\"},"
+        "\"fan.speed\":{\"code\":16,\"text\":\"anything\"},"
+        "\"temperature.gpu\":{\"code\":4},"
+        "\"clocks.sm\":\"Driver Not Loaded\"}}]}";
+    struct logread *lr;
+    struct record r;
+    char err[512];
+    assert_int_equal(logread_open(&lr, "/dev/null", err, sizeof err), 0);
+    assert_int_equal(logread_parse(lr, line, strlen(line), &r, err, sizeof err), 0);
+    const struct value *v = r.gpus[0].v;
+    assert_int_equal(v[M_POWER].state, VS_ERROR);
+    assert_int_equal(v[M_POWER].code, 31);
+    assert_int_equal(v[M_FAN].state, VS_LOST);
+    assert_int_equal(v[M_FAN].code, 16);
+    assert_int_equal(v[M_TEMP].code, 4);
+    assert_int_equal(v[M_CLOCK_SM].state, VS_ERROR);
+    assert_int_equal(v[M_CLOCK_SM].code, 9);
+    static const char *const bad[] = {
+        "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":{}}}]}",
+        "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":{\"code\":-1}}}]}",
+        "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":"
+        "{\"code\":4294967296}}}]}",
+        "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":{\"code\":1.5}}}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(logread_parse(lr, bad[i], strlen(bad[i]), &r, err, sizeof err), -1);
+        assert_non_null(strstr(err, "code"));
+    }
     logread_close(lr);
 }
 
@@ -151,6 +191,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_line),
+        cmocka_unit_test(test_errors_by_code),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_files),
     };

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include "metrics.h"
 
@@ -21,9 +22,31 @@ static void test_rows_complete(void **state)
         assert_non_null(m->unit);
         assert_non_null(m->help);
         assert_true(strlen(m->help) > 10);
-        assert_non_null(m->read);
         assert_true(m->decimals >= 0 && m->decimals <= 6);
     }
+}
+
+/* The reason rows come from clock_reasons.h, in its order, with its keys. */
+static void test_reason_rows(void **state)
+{
+    (void)state;
+    unsigned long long all = 0;
+    for (int r = 0; r < CLOCK_REASON_COUNT; r++) {
+        const struct clock_reason *cr = &clock_reasons[r];
+        const struct metric *m = &metric_table[metric_reason_id((enum clock_reason_id)r)];
+        char key[128], label[128];
+        snprintf(key, sizeof key, "clocks_event_reasons.%s", cr->key);
+        snprintf(label, sizeof label, "reason=\"%s\"", cr->key);
+        assert_string_equal(m->key, key);
+        assert_string_equal(m->prom_labels, label);
+        assert_int_equal(m->kind, MK_FLAG);
+        if (r > 0)
+            assert_int_equal(metric_reason_id((enum clock_reason_id)r), metric_reason_id((enum clock_reason_id)(r - 1)) + 1);
+        assert_true(cr->bit && !(cr->bit & all));
+        all |= cr->bit;
+    }
+    assert_int_equal(clock_reason_mask(CR_GROUP_THERMAL), 0x68);
+    assert_int_equal(clock_reason_mask(CR_GROUP_POWER), 0x84);
 }
 
 static void test_keys_unique_and_clean(void **state)
@@ -118,6 +141,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_complete),
+        cmocka_unit_test(test_reason_rows),
         cmocka_unit_test(test_keys_unique_and_clean),
         cmocka_unit_test(test_prometheus_columns),
         cmocka_unit_test(test_required_metrics_present),

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prom.h"
+#include "prom_write.h"
 
 static struct record_gpu gpus[2];
 static struct record rec;
