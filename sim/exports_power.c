@@ -137,6 +137,23 @@ nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_v1_t
     return sim_leave(NVML_SUCCESS);
 }
 
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
+                                               unsigned int *temp)
+{
+    unsigned int gpu;
+    long long now;
+    nvmlReturn_t rc = sim_dev_enter(__func__, device, SIM_F_TEMPERATURE, &gpu, &now);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!temp || thresholdType < 0 || thresholdType >= NVML_TEMPERATURE_THRESHOLD_COUNT)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (thresholdType > NVML_TEMPERATURE_THRESHOLD_GPU_MAX || !sim_state.sc->gpus[gpu].temp_threshold[thresholdType])
+        return sim_leave(NVML_ERROR_NOT_SUPPORTED);   /* acoustic and GPS limits: datacenter boards have none */
+    *temp = sim_state.sc->gpus[gpu].temp_threshold[thresholdType];
+    return sim_leave(NVML_SUCCESS);
+}
+
 static unsigned int power_fan(unsigned int gpu, long long now)
 {
     return (unsigned int)lround(sim_model_metric(gpu, SIM_M_FAN, now));

@@ -170,6 +170,7 @@ struct sim_gpu {
     unsigned long long memory_total, memory_reserved;
     unsigned int power_limit_mw, enforced_limit_mw;
     unsigned int clock_max[SIM_CLK_COUNT];
+    unsigned int temp_threshold[4];          /* shutdown, slowdown, mem_max, gpu_max (C) */
     unsigned int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
     unsigned int num_fans;
     int ecc_enabled;

@@ -122,6 +122,10 @@ void sim_scenario_default_gpu(struct sim_gpu *g)
     g->memory_total = 85899345920ull;      /* 81920 MiB */
     g->memory_reserved = 536870912ull;     /* 512 MiB */
     g->power_limit_mw = 400000;
+    g->temp_threshold[0] = 92;   /* shutdown, slowdown, mem_max, gpu_max: an A100-SXM4's */
+    g->temp_threshold[1] = 89;
+    g->temp_threshold[2] = 95;
+    g->temp_threshold[3] = 87;
     g->clock_max[SIM_CLK_GRAPHICS] = 1410;
     g->clock_max[SIM_CLK_SM] = 1410;
     g->clock_max[SIM_CLK_MEM] = 1593;

@@ -461,6 +461,10 @@ static int parse_gpu_key(struct sim_parse *p, const char *key, const char *v, st
     }
     if (strcmp(key, "clock_max") == 0)
         return parse_pairs(p, v, parse_clock_keys, g->clock_max, SIM_CLK_COUNT, 100000, key);
+    if (strcmp(key, "temperature_thresholds") == 0) {
+        static const char *const keys[] = {"shutdown", "slowdown", "mem_max", "gpu_max"};
+        return parse_pairs(p, v, keys, g->temp_threshold, 4, 200, key);
+    }
     if (strcmp(key, "pcie") == 0) {
         unsigned int vals[4] = { g->pcie_gen, g->pcie_width, g->pcie_max_gen, g->pcie_max_width };
         if (parse_pairs(p, v, parse_pcie_keys, vals, 4, 64, key) < 0)

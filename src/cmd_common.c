@@ -1,15 +1,21 @@
 /*
  * cmd_common.c: the NVML options every command takes, finding the bundled
  * simulator and scenarios (next to the binary in a build tree, under the
- * install prefix otherwise), and the one place where a failure to open
- * NVML becomes a single line on stderr and a documented exit status.
+ * install prefix otherwise), the one place where a failure to open NVML
+ * becomes a single line on stderr and a documented exit status, and the
+ * small helpers every command uses: durations with their bounds, usage
+ * errors, the last check of standard output.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cmd.h"
 #include "exitcodes.h"
@@ -27,13 +33,21 @@
 #define GPUMON_SCENARIOS_SOURCE ""
 #endif
 
-bool cmd_nvml_option(struct cmd_nvml_opts *o, int code, const char *arg)
+const struct opt cmd_nvml_opts[] = {
+    {"nvml", NULL, "PATH", CMD_OPT_NVML, "NVML library to load (default: $GPUMON_NVML, then libnvidia-ml.so.1)"},
+    {"sim", NULL, NULL, CMD_OPT_SIM, "use the bundled simulated GPUs instead of a driver"},
+    {"scenario", NULL, "FILE", CMD_OPT_SCENARIO,
+     "simulated scenario: a path, or a bundled name such as input-bound\n(implies --sim)"},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+int cmd_nvml_option(struct cmd_nvml_opts *o, int key, const char *arg)
 {
-    switch (code) {
-    case CMD_OPT_NVML: o->nvml_path = arg; return true;
-    case CMD_OPT_SIM: o->sim = true; return true;
-    case CMD_OPT_SCENARIO: o->scenario = arg; o->sim = true; return true;
-    default: return false;
+    switch (key) {
+    case CMD_OPT_NVML: o->nvml_path = arg; return 0;
+    case CMD_OPT_SIM: o->sim = true; return 0;
+    case CMD_OPT_SCENARIO: o->scenario = arg; o->sim = true; return 0;
+    default: return EXIT_USAGE;   /* not an option of any table: a programming error */
     }
 }
 
@@ -72,14 +86,42 @@ static bool cmd_first_existing(char *out, size_t len, const char *const *candida
     return false;
 }
 
+bool cmd_find_part(const char *in_build, const char *installed, char *out, size_t len)
+{
+    char dir[PATH_MAX], build[PATH_MAX + 64], prefix[PATH_MAX + 64];
+    cmd_exe_dir(dir, sizeof dir);
+    snprintf(build, sizeof build, "%s/%s", dir, in_build);
+    snprintf(prefix, sizeof prefix, "%s/../lib/gpumon/%s", dir, in_build);
+    const char *const c[] = {build, installed, prefix};
+    return cmd_first_existing(out, len, c, sizeof c / sizeof c[0]);
+}
+
 static bool cmd_find_sim(char *out, size_t len)
 {
-    char dir[PATH_MAX], build[PATH_MAX + 32], prefix[PATH_MAX + 48];
-    cmd_exe_dir(dir, sizeof dir);
-    snprintf(build, sizeof build, "%s/sim/libnvidia-ml.so.1", dir);
-    snprintf(prefix, sizeof prefix, "%s/../lib/gpumon/sim/libnvidia-ml.so.1", dir);
-    const char *const c[] = {build, GPUMON_SIM_INSTALLED, prefix};
-    return cmd_first_existing(out, len, c, sizeof c / sizeof c[0]);
+    return cmd_find_part("sim/libnvidia-ml.so.1", GPUMON_SIM_INSTALLED, out, len);
+}
+
+/* A scenario must be a regular file that can be read: a directory, a
+ * device or a FIFO (which would block the simulator's read) is refused
+ * here, by name, with the reason. Returns 0 or -1 with a message. */
+static int cmd_check_scenario(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot open \"%s\": %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "\"%s\" is %s, not a scenario file", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file");
+        return -1;
+    }
+    return 0;
 }
 
 static bool cmd_find_scenario(const char *name, char *out, size_t len)
@@ -113,15 +155,28 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
         path = sim;
     }
     if (o->scenario) {
+        char err[PATH_MAX + 128];
         if (!cmd_find_scenario(o->scenario, scen, sizeof scen)) {
-            fprintf(stderr, "gpumon: --scenario: no scenario file \"%s\" (give a path, or a bundled name such "
-                    "as healthy or input-bound)\n", o->scenario);
+            fprintf(stderr, "gpumon: --scenario: no scenario file \"%.4000s\" (give a path, or a bundled name "
+                    "such as healthy or input-bound)\n", o->scenario);
+            return EXIT_USAGE;
+        }
+        if (cmd_check_scenario(scen, err, sizeof err) != 0) {
+            fprintf(stderr, "gpumon: --scenario: %s\n", err);
             return EXIT_USAGE;
         }
         setenv("GPUMON_SIM_SCENARIO", scen, 1);
     }
     struct nvml_failure why;
     if (nvml_open(path, &why) != 0) {
+        const char *sc = getenv("GPUMON_SIM_SCENARIO");
+        if (o->sim && why.cause == NVML_CAUSE_INIT && why.code == NVML_ERROR_UNKNOWN) {
+            /* the simulator printed the file, line and problem just above */
+            fprintf(stderr, "gpumon: the simulated GPUs could not start: %s%s%s is not a valid scenario (see the "
+                    "line above; the format: docs/scenario-format.md)\n", sc && *sc ? "\"" : "",
+                    sc && *sc ? sc : "the environment (GPUMON_SIM_*)", sc && *sc ? "\"" : "");
+            return EXIT_USAGE;
+        }
         fprintf(stderr, "gpumon: %s\n", why.message);
         return why.cause == NVML_CAUSE_NOT_FOUND || why.cause == NVML_CAUSE_STUB ||
                        why.cause == NVML_CAUSE_BAD_LIBRARY
@@ -156,15 +211,49 @@ void cmd_sample(struct sampler *s, struct record *rec, uint64_t step)
                   "gap there and sampling goes on", (double)took / 1e9, (double)step / 1e9);
 }
 
+/* Formats ms as the shortest of 10ms, 1.5s, 2m, 24h. */
+static void cmd_format_ms(double ms, char *out, size_t len)
+{
+    if (ms >= 3600000 && fmod(ms, 3600000) == 0)
+        snprintf(out, len, "%gh", ms / 3600000);
+    else if (ms >= 60000 && fmod(ms, 60000) == 0)
+        snprintf(out, len, "%gm", ms / 60000);
+    else if (ms >= 1000)
+        snprintf(out, len, "%gs", ms / 1000);
+    else
+        snprintf(out, len, "%gms", ms);
+}
+
+int cmd_parse_duration(const char *cmd, const char *name, const char *arg, double min_ms, double max_ms,
+                       double *ms)
+{
+    char lo[32], hi[32];
+    cmd_format_ms(min_ms, lo, sizeof lo);
+    cmd_format_ms(max_ms, hi, sizeof hi);
+    if (util_parse_duration_ms(arg, ms) != 0)
+        return cmd_usage_error(cmd, "%s: \"%.200s\" is not a duration (examples: 1s, 250ms, 2m, 1h)", name, arg);
+    if (*ms < min_ms)
+        return cmd_usage_error(cmd, "%s: %.200s is below the minimum of %s", name, arg, lo);
+    if (*ms > max_ms)
+        return cmd_usage_error(cmd, "%s: %.200s is above the maximum of %s", name, arg, hi);
+    return 0;
+}
+
 int cmd_parse_interval(const char *cmd, const char *arg, double *ms)
 {
-    if (util_parse_duration_ms(arg, ms) != 0) {
-        cmd_usage_error(cmd, "--interval: \"%s\" is not a duration (examples: 1s, 250ms, 2m)", arg);
-        return -1;
+    return cmd_parse_duration(cmd, "--interval", arg, CMD_INTERVAL_MIN_MS, CMD_INTERVAL_MAX_MS, ms);
+}
+
+int cmd_finish_stdout(const char *cmd, int rc)
+{
+    bool failed = ferror(stdout) != 0;
+    errno = 0;
+    if (fclose(stdout) != 0)
+        failed = true;
+    int e = errno;
+    if (failed && e != EPIPE) {
+        fprintf(stderr, "gpumon %s: the output could not be written%s%s\n", cmd, e ? ": " : "", e ? strerror(e) : "");
+        return rc == EXIT_OK ? EXIT_RUNTIME : rc;
     }
-    if (*ms < 10) {
-        cmd_usage_error(cmd, "--interval: %s is below the minimum of 10ms", arg);
-        return -1;
-    }
-    return 0;
+    return rc;
 }

@@ -5,7 +5,6 @@
  * as one JSON object. Streams: memory holds one window, not the log. A
  * torn last line is a warning; any other bad line stops with its number.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -15,17 +14,45 @@
 
 #define DIAGNOSE_TIMELINE_MAX 200
 
-static const char diagnose_help[] =
-    "Usage: gpumon diagnose LOG.jsonl [OPTIONS]\n"
-    "Explain a recorded JSON Lines log (gpumon watch --format jsonl, or gpumon run --output): per GPU\n"
-    "utilization figures over a sliding window, and verdicts (input-bound, small batch, memory pressure,\n"
-    "OOM, throttling, straggler, stalled, GPU lost, XID...) with their evidence and advice. LOG may be -\n"
-    "for standard input. Reads the log as a stream in constant memory.\n\n"
-    "  -f, --format FMT     text (default: timeline of verdict changes and a summary) or json (summary)\n"
-    CMD_ANALYSIS_HELP
-    "  -h, --help           this help\n\n"
-    "Exit status: 0 done (whatever the verdicts), 1 the log cannot be read or has a malformed line,\n"
-    "2 usage. A torn last line (the writer was killed) is ignored with a warning.\n";
+enum { D_FORMAT = 1 };
+
+static const struct opt diagnose_opts[] = {
+    {"format", "f", "FMT", D_FORMAT, "text (default: timeline of verdict changes and a summary) or json (summary)"},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+const struct cmd_entry cmd_diagnose_entry = {
+    .name = "diagnose",
+    .usage = "LOG.jsonl [OPTIONS]",
+    .summary = "the same analysis of a recorded JSON Lines log (gpumon diagnose LOG.jsonl)",
+    .about = "Explain a recorded JSON Lines log (gpumon watch --format jsonl, or gpumon run --output): per GPU\n"
+             "utilization figures over a sliding window, and verdicts (input-bound, small batch, memory pressure,\n"
+             "OOM, throttling, straggler, stalled, GPU lost, XID...) with their evidence and advice. LOG may be -\n"
+             "for standard input, and may be zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in\n"
+             "constant memory.",
+    .opts = (const struct opt *const[]){diagnose_opts, cmd_analysis_opts, NULL},
+    .notes = "Exit status: 0 done (whatever the verdicts), 1 the log cannot be read or has a malformed line,\n"
+             "or the output could not be written, 2 usage. A torn last line (the writer was killed) is ignored\n"
+             "with a warning.",
+    .signals = (const int[]){0},
+    .exec = cmd_diagnose,
+};
+
+struct diagnose_opts {
+    bool json;
+    struct cmd_analysis_opts ao;
+};
+
+static int diagnose_set(void *ctx, int key, const char *v)
+{
+    struct diagnose_opts *o = ctx;
+    if (key != D_FORMAT)
+        return cmd_analysis_option("diagnose", &o->ao, key, v);
+    if (strcmp(v, "text") && strcmp(v, "json"))
+        return cmd_usage_error("diagnose", "--format: unknown format \"%.200s\" (choose text or json)", v);
+    o->json = !strcmp(v, "json");
+    return 0;
+}
 
 struct diagnose_timeline {
     struct sbuf line;
@@ -47,39 +74,21 @@ static void diagnose_on_change(void *ctx, const struct diag_change *ch)
 
 int cmd_diagnose(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, CMD_ANALYSIS_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    struct cmd_analysis_opts ao;
-    cmd_analysis_init(&ao);
-    bool json = false;
-    optind = 1;
-    opterr = 0;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-                return cmd_usage_error("diagnose", "--format: unknown format \"%s\" (choose text or json)", optarg);
-            json = !strcmp(optarg, "json");
-            break;
-        case 'h': fputs(diagnose_help, stdout); return EXIT_OK;
-        case ':': return cmd_usage_error("diagnose", "option %s needs a value", argv[optind - 1]);
-        case '?': return cmd_usage_error("diagnose", "unknown option %s", argv[optind - 1]);
-        default:
-            if ((rc = cmd_analysis_option("diagnose", &ao, c, optarg)) != 1)
-                return rc ? rc : cmd_usage_error("diagnose", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (ao.list_rules) {
-        rules_print(&ao.cfg);
+    struct diagnose_opts o = {.json = false};
+    cmd_analysis_init(&o.ao);
+    int first, rc = opt_parse(&cmd_diagnose_entry, argc, argv, diagnose_set, &o, &first);
+    if (rc != 0)
+        return rc == OPT_DONE ? EXIT_OK : rc;
+    if (o.ao.list_rules) {
+        rules_print(&o.ao.cfg);
         return EXIT_OK;
     }
-    if (optind >= argc)
+    bool json = o.json;
+    if (first >= argc)
         return cmd_usage_error("diagnose", "give the log to read: gpumon diagnose LOG.jsonl");
-    if (optind + 1 < argc)
-        return cmd_usage_error("diagnose", "unexpected argument \"%s\"", argv[optind + 1]);
-    const char *path = argv[optind];
+    if (first + 1 < argc)
+        return cmd_usage_error("diagnose", "unexpected argument \"%.200s\"", argv[first + 1]);
+    const char *path = argv[first];
 
     char err[1024];
     struct logread *lr;
@@ -89,7 +98,7 @@ int cmd_diagnose(int argc, char **argv)
     }
     struct diagnose_timeline tl = {.shown = 0};
     sbuf_init(&tl.line);
-    struct diag *d = diag_new(&ao.cfg, json ? NULL : diagnose_on_change, &tl);
+    struct diag *d = diag_new(&o.ao.cfg, json ? NULL : diagnose_on_change, &tl);
     if (!json)
         printf("Timeline (verdict changes, seconds from the first record):\n");
     struct record rec;

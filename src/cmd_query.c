@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,40 +22,53 @@
 #include "out.h"
 #include "query_fields.h"
 #include "sampler.h"
+#include "sig.h"
 
-#define QUERY_MAX_FIELDS 128
+#define QUERY_MAX_FIELDS 512
+#define QUERY_MAX_FIELDS_TEXT "512"
+
+enum { Q_GPU = 1, Q_APPS, Q_FORMAT, Q_ID, Q_FILE, Q_LOOP, Q_LOOP_MS, Q_HELP_GPU, Q_HELP_APPS };
+
+static const struct opt query_opts[] = {
+    {"query-gpu", NULL, "FIELDS", Q_GPU, "GPU fields, comma-separated (--help-query-gpu lists them)"},
+    {"query-compute-apps", NULL, "FIELDS", Q_APPS,
+     "pid, process_name, used_memory, gpu_uuid, gpu_bus_id, gpu_name"},
+    {"format", NULL, "csv[,noheader][,nounits]", Q_FORMAT, "the output format (required)"},
+    {"id", "i", "ID[,ID...]", Q_ID, "GPUs by index, UUID or PCI bus id"},
+    {"loop", "l", "SEC", Q_LOOP, "repeat every SEC seconds until interrupted"},
+    {"loop-ms", "lms", "MS", Q_LOOP_MS, "repeat every MS milliseconds until interrupted"},
+    {"filename", "f", "FILE", Q_FILE, "write to FILE instead of standard output"},
+    {"help-query-gpu", NULL, NULL, Q_HELP_GPU, "describe every --query-gpu field"},
+    {"help-query-compute-apps", NULL, NULL, Q_HELP_APPS, "describe every --query-compute-apps field"},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+static const int query_signals[] = {SIGINT, SIGTERM, 0};
+
+static int cmd_query_gpumon(int argc, char **argv)
+{
+    return cmd_query(argc, argv, false);
+}
+
+const struct cmd_entry cmd_query_entry = {
+    .name = "query",
+    .usage = "--query-gpu=FIELDS|--query-compute-apps=FIELDS --format=csv[,noheader][,nounits] [OPTIONS]",
+    .summary = "nvidia-smi compatible --query-gpu / --query-compute-apps in its CSV format\n"
+               "(also what gpumon does when invoked as nvidia-smi)",
+    .about = "Answer nvidia-smi style queries in nvidia-smi's CSV format (also when gpumon is\n"
+             "invoked as nvidia-smi). Options take their value after = or as the next word.",
+    .opts = (const struct opt *const[]){query_opts, cmd_nvml_opts, NULL},
+    .style = OPT_SMI,
+    .signals = query_signals,
+    .exec = cmd_query_gpumon,
+};
 
 struct query_opts {
     const char *gpu_fields, *app_fields, *format, *ids, *file;
     double loop_ms;
-    bool noheader, nounits;
+    bool noheader, nounits, as_smi;
     struct cmd_nvml_opts nvml;
 };
-
-static volatile sig_atomic_t query_stop;
-
-static void query_on_signal(int sig)
-{
-    (void)sig;
-    query_stop = 1;
-}
-
-static const char query_help[] =
-    "Usage: gpumon query --query-gpu=FIELDS --format=csv[,noheader][,nounits] [OPTIONS]\n"
-    "       gpumon query --query-compute-apps=FIELDS --format=csv[,noheader][,nounits] [OPTIONS]\n"
-    "Answer nvidia-smi style queries in nvidia-smi's CSV format (also when gpumon is\n"
-    "invoked as nvidia-smi).\n\n"
-    "  --query-gpu=FIELDS           GPU fields, comma-separated (--help-query-gpu lists them)\n"
-    "  --query-compute-apps=FIELDS  pid, process_name, used_memory, gpu_uuid, gpu_bus_id, gpu_name\n"
-    "  --format=csv[,noheader][,nounits]\n"
-    "  -i, --id=ID[,ID...]          GPUs by index, UUID or PCI bus id\n"
-    "  -l, --loop=SEC               repeat every SEC seconds until interrupted\n"
-    "  -lms, --loop-ms=MS           repeat every MS milliseconds until interrupted\n"
-    "  -f, --filename=FILE          write to FILE instead of standard output\n"
-    "  --help-query-gpu             describe every --query-gpu field\n"
-    "  --help-query-compute-apps    describe every --query-compute-apps field\n"
-    CMD_NVML_HELP
-    "  -h, --help                   this help\n";
 
 static void query_help_fields(bool apps)
 {
@@ -76,17 +90,6 @@ static void query_help_fields(bool apps)
     }
 }
 
-/* Takes the value of option name from "--name=value" or the next argument. */
-static const char *query_value(int argc, char **argv, int *i, const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    if (!strncmp(arg, name, n) && arg[n] == '=')
-        return arg + n + 1;
-    if (!strcmp(arg, name) && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
 static int query_bad(bool as_smi, const char *fmt, const char *what)
 {
     fprintf(stderr, fmt, what);
@@ -94,58 +97,57 @@ static int query_bad(bool as_smi, const char *fmt, const char *what)
     return EXIT_USAGE;
 }
 
-static int query_parse(int argc, char **argv, struct query_opts *o, bool as_smi)
+static int query_set(void *ctx, int key, const char *v)
 {
-    memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if ((v = query_value(argc, argv, &i, a, "--query-gpu")))
-            o->gpu_fields = v;
-        else if ((v = query_value(argc, argv, &i, a, "--query-compute-apps")))
-            o->app_fields = v;
-        else if ((v = query_value(argc, argv, &i, a, "--format")))
-            o->format = v;
-        else if ((v = query_value(argc, argv, &i, a, "--id")) || (v = query_value(argc, argv, &i, a, "-i")))
-            o->ids = v;
-        else if ((v = query_value(argc, argv, &i, a, "--filename")) || (v = query_value(argc, argv, &i, a, "-f")))
-            o->file = v;
-        else if ((v = query_value(argc, argv, &i, a, "--loop-ms")) || (v = query_value(argc, argv, &i, a, "-lms"))) {
-            unsigned long long ms;
-            if (util_parse_uint(v, 1ull << 40, &ms) != 0 || ms < 10)
-                return query_bad(as_smi, "Invalid loop interval \"%s\": give milliseconds, at least 10.", v);
-            o->loop_ms = (double)ms;
-        } else if ((v = query_value(argc, argv, &i, a, "--loop")) || (v = query_value(argc, argv, &i, a, "-l"))) {
-            unsigned long long s;
-            if (util_parse_uint(v, 1ull << 30, &s) != 0 || s == 0)
-                return query_bad(as_smi, "Invalid loop interval \"%s\": give whole seconds, at least 1.", v);
-            o->loop_ms = (double)s * 1000;
-        } else if (!strcmp(a, "--help-query-gpu") || !strcmp(a, "--help-query-compute-apps")) {
-            query_help_fields(!strcmp(a, "--help-query-compute-apps"));
-            return -1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(query_help, stdout);
-            return -1;
-        } else if (!strcmp(a, "--sim")) {
-            o->nvml.sim = true;
-        } else if ((v = query_value(argc, argv, &i, a, "--nvml"))) {
-            cmd_nvml_option(&o->nvml, CMD_OPT_NVML, v);
-        } else if ((v = query_value(argc, argv, &i, a, "--scenario"))) {
-            cmd_nvml_option(&o->nvml, CMD_OPT_SCENARIO, v);
-        } else if (as_smi) {
+    struct query_opts *o = ctx;
+    unsigned long long n;
+    switch (key) {
+    case Q_GPU: o->gpu_fields = v; return 0;
+    case Q_APPS: o->app_fields = v; return 0;
+    case Q_FORMAT: o->format = v; return 0;
+    case Q_ID:
+        if (!v[strspn(v, ", \t")])
+            return query_bad(o->as_smi, "Invalid combination of input arguments: -i \"%s\" names no GPU.", v);
+        o->ids = v;
+        return 0;
+    case Q_FILE: o->file = v; return 0;
+    case Q_LOOP_MS:
+        if (util_parse_uint(v, 86400000, &n) != 0 || n < 10)
+            return query_bad(o->as_smi, "Invalid loop interval \"%s\": give milliseconds, from 10 to 86400000.", v);
+        o->loop_ms = (double)n;
+        return 0;
+    case Q_LOOP:
+        if (util_parse_uint(v, 86400, &n) != 0 || n == 0)
+            return query_bad(o->as_smi, "Invalid loop interval \"%s\": give whole seconds, from 1 to 86400.", v);
+        o->loop_ms = (double)n * 1000;
+        return 0;
+    case Q_HELP_GPU:
+    case Q_HELP_APPS:
+        query_help_fields(key == Q_HELP_APPS);
+        return OPT_DONE;
+    case OPT_KEY_NO_VALUE:
+        return query_bad(o->as_smi, "Option \"%s\" needs a value.", v);
+    case OPT_KEY_UNKNOWN:
+        if (o->as_smi)
             return query_bad(true, "gpumon (installed as nvidia-smi) answers only --query-gpu and "
                              "--query-compute-apps with --format=csv, -i, -l, -lms and -f; \"%s\" is not supported. "
-                             "Run gpumon for monitoring.", a);
-        } else {
-            return query_bad(false, "Invalid argument \"%s\".", a);
-        }
+                             "Run gpumon for monitoring.", v);
+        return query_bad(false, "Invalid argument \"%s\".", v);
+    default:
+        return cmd_nvml_option(&o->nvml, key, v);
     }
+}
+
+/* Checks what the options say together; parses --format. */
+static int query_check(struct query_opts *o)
+{
     if (!o->gpu_fields && !o->app_fields)
-        return query_bad(as_smi, "%s", "Nothing to query: give --query-gpu=FIELDS or --query-compute-apps=FIELDS.");
+        return query_bad(o->as_smi, "%s", "Nothing to query: give --query-gpu=FIELDS or --query-compute-apps=FIELDS.");
     if (o->gpu_fields && o->app_fields)
-        return query_bad(as_smi, "%s", "Give --query-gpu or --query-compute-apps, not both.");
+        return query_bad(o->as_smi, "%s", "Give --query-gpu or --query-compute-apps, not both.");
     if (!o->format)
-        return query_bad(as_smi, "%s", "The --format=csv option is required with --query-gpu and "
-                                       "--query-compute-apps.");
+        return query_bad(o->as_smi, "%s", "The --format=csv option is required with --query-gpu and "
+                                          "--query-compute-apps.");
     char fmt[256];
     snprintf(fmt, sizeof fmt, "%s", o->format);
     bool csv = false;
@@ -159,11 +161,12 @@ static int query_parse(int argc, char **argv, struct query_opts *o, bool as_smi)
         else if (!strcmp(t, "nounits"))
             o->nounits = true;
         else
-            return query_bad(as_smi, "\"%s\" is not a valid format option: use --format=csv[,noheader][,nounits].",
-                             t);
+            return query_bad(o->as_smi, "\"%s\" is not a valid format option: use "
+                             "--format=csv[,noheader][,nounits].", t);
     }
     if (!csv)
-        return query_bad(as_smi, "\"%s\" is not a valid format: use --format=csv[,noheader][,nounits].", o->format);
+        return query_bad(o->as_smi, "\"%s\" is not a valid format: use --format=csv[,noheader][,nounits].",
+                         o->format);
     return 0;
 }
 
@@ -255,15 +258,37 @@ static void query_apps(struct sbuf *b, const struct record *r, const enum query_
     }
 }
 
-static int query_run(const struct query_opts *o, bool as_smi)
+/* Writes one answer (the header first, if asked) for rec into b. */
+static void query_render(const struct query_opts *o, const struct query_field **gf, const enum query_app_field *af,
+                         int n, const struct record *rec, unsigned count, bool header, struct sbuf *b)
+{
+    if (header)
+        query_header(b, o, o->gpu_fields ? gf : NULL, af, n);
+    if (!o->gpu_fields) {
+        query_apps(b, rec, af, n, !o->nounits);
+        return;
+    }
+    for (unsigned g = 0; g < rec->ngpus; g++) {
+        for (int i = 0; i < n; i++) {
+            if (i)
+                sbuf_puts(b, ", ");
+            query_gpu_value(b, gf[i], rec, &rec->gpus[g], !o->nounits, count);
+        }
+        sbuf_putc(b, '\n');
+    }
+}
+
+static int query_run(const struct query_opts *o)
 {
     const struct query_field *gf[QUERY_MAX_FIELDS];
     enum query_app_field af[QUERY_MAX_FIELDS];
     char bad[128];
     int n = o->gpu_fields ? query_parse_gpu_fields(o->gpu_fields, gf, QUERY_MAX_FIELDS, bad, sizeof bad)
                           : query_parse_app_fields(o->app_fields, af, QUERY_MAX_FIELDS, bad, sizeof bad);
+    if (n == QUERY_TOO_MANY)
+        return query_bad(o->as_smi, "Too many fields to query: at most %s.", QUERY_MAX_FIELDS_TEXT);
     if (n < 0)
-        return query_bad(as_smi, "Field \"%s\" is not a valid field to query.", bad);
+        return query_bad(o->as_smi, "Field \"%s\" is not a valid field to query.", bad);
     enum metric_id ids[METRIC_COUNT];
     int nids = 0;
     bool want[METRIC_COUNT] = {false};
@@ -280,67 +305,56 @@ static int query_run(const struct query_opts *o, bool as_smi)
     if (rc != 0)
         return rc;
     struct out out;
-    char err[512];
-    if (out_open(&out, o->file, err, sizeof err) != 0) {
-        nvml_close();
-        fprintf(stderr, "%s\n", err);
-        return EXIT_RUNTIME;
-    }
-    if (o->file && ftruncate(out.fd, 0) != 0)
-        util_warn("cannot truncate %s: %s", o->file, strerror(errno));
-    struct sampler_opts so = {ids, nids, o->ids, 1000, o->app_fields != NULL, 0};
-    struct sampler *smp;
-    if (sampler_open(&smp, &so, err, sizeof err) != 0) {
-        out_close(&out);
-        nvml_close();
-        fprintf(stderr, "No GPU matches -i %s: %s\n", o->ids, err);
-        return EXIT_USAGE;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = query_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    struct sampler *smp = NULL;
     struct sbuf b;
     struct record rec;
+    char err[512];
     sbuf_init(&b);
     memset(&rec, 0, sizeof rec);
+    if (out_open(&out, o->file, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = EXIT_RUNTIME;
+        goto out_nvml;
+    }
+    struct stat st;
+    if (o->file && fstat(out.fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(out.fd, 0) != 0)
+        util_warn("cannot truncate %s: %s", o->file, strerror(errno));
+    struct sampler_opts so = {ids, nids, o->ids, 1000, o->app_fields != NULL, 0};
+    if (sampler_open(&smp, &so, err, sizeof err) != 0) {
+        fprintf(stderr, "No GPU matches -i %s: %s\n", o->ids, err);
+        rc = EXIT_USAGE;
+        goto out;
+    }
     uint64_t step = (uint64_t)(o->loop_ms * 1e6), next = util_mono_ns();
-    for (bool first = true; !query_stop; first = false) {
+    for (bool first = true; sig_wait(query_signals, 0, NULL) == 0; first = false) {
         sampler_sample(smp, &rec);
-        if (first && !o->noheader)
-            query_header(&b, o, o->gpu_fields ? gf : NULL, af, n);
-        if (o->gpu_fields) {
-            for (unsigned g = 0; g < rec.ngpus; g++) {
-                for (int i = 0; i < n; i++) {
-                    if (i)
-                        sbuf_puts(&b, ", ");
-                    query_gpu_value(&b, gf[i], &rec, &rec.gpus[g], !o->nounits, sampler_device_count(smp));
-                }
-                sbuf_putc(&b, '\n');
-            }
-        } else {
-            query_apps(&b, &rec, af, n, !o->nounits);
-        }
+        query_render(o, gf, af, n, &rec, sampler_device_count(smp), first && !o->noheader, &b);
         if (out_write(&out, b.data, b.len) != 0 || step == 0)
             break;
         sbuf_reset(&b);
-        for (uint64_t st = step; !query_stop && util_sleep_next(&next, st) == EINTR; st = 0)
-            ;
+        util_next_deadline(&next, step);
+        if (sig_wait(query_signals, next, NULL) != 0)
+            break;
     }
-    sbuf_free(&b);
+out:
     sampler_close(smp);
+    if (out_close(&out) != 0 && rc == EXIT_OK)
+        rc = EXIT_RUNTIME;
+out_nvml:
+    sbuf_free(&b);
     nvml_close();
-    out_close(&out);
-    return EXIT_OK;
+    return rc;
 }
 
 int cmd_query(int argc, char **argv, bool as_smi)
 {
-    struct query_opts o;
-    int rc = query_parse(argc, argv, &o, as_smi);
+    struct query_opts o = {.as_smi = as_smi};
+    int first, rc = opt_parse(&cmd_query_entry, argc, argv, query_set, &o, &first);
     if (rc != 0)
-        return rc < 0 ? EXIT_OK : rc;
-    return query_run(&o, as_smi);
+        return rc == OPT_DONE ? EXIT_OK : rc;
+    if (first < argc)
+        return query_bad(as_smi, "Invalid argument \"%s\".", argv[first]);
+    if ((rc = query_check(&o)) != 0)
+        return rc;
+    return query_run(&o);
 }

@@ -4,7 +4,6 @@
  * their changes) and to the report's bounded time buckets (report*.c), one
  * pass over the log, then writes the page.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -13,17 +12,41 @@
 #include "logread.h"
 #include "report.h"
 
-static const char report_help[] =
-    "Usage: gpumon report LOG.jsonl -o FILE.html [OPTIONS]\n"
-    "Write one self-contained HTML file (no network, no external scripts or fonts) with SVG charts per\n"
-    "GPU over time (utilization, memory, temperature, power, SM clock), idle and throttled stretches\n"
-    "shaded, verdict changes marked on the time axis, and the verdicts with evidence and advice.\n"
-    "Long logs are summarized into at most 800 time buckets per chart (min-max band and mean), in one\n"
-    "streaming pass with bounded memory.\n\n"
-    "  -o, --output FILE    the HTML file to write (required)\n"
-    CMD_ANALYSIS_HELP
-    "  -h, --help           this help\n\n"
-    "Exit status: 0 written, 1 the log cannot be read or the file written, 2 usage.\n";
+enum { P_OUTPUT = 1 };
+
+static const struct opt report_opts[] = {
+    {"output", "o", "FILE", P_OUTPUT, "the HTML file to write (required)"},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+const struct cmd_entry cmd_report_entry = {
+    .name = "report",
+    .usage = "LOG.jsonl -o FILE.html [OPTIONS]",
+    .summary = "an HTML report with charts and verdicts (gpumon report LOG.jsonl -o FILE.html)",
+    .about = "Write one self-contained HTML file (no network, no external scripts or fonts) with SVG charts per\n"
+             "GPU over time (utilization, memory, temperature, power, SM clock), idle and throttled stretches\n"
+             "shaded, verdict changes marked on the time axis, and the verdicts with evidence and advice.\n"
+             "Long logs are summarized into at most 800 time buckets per chart (min-max band and mean), in one\n"
+             "streaming pass with bounded memory. LOG may be - for standard input, and may be zstd-compressed.",
+    .opts = (const struct opt *const[]){report_opts, cmd_analysis_opts, NULL},
+    .notes = "Exit status: 0 written, 1 the log cannot be read or the file written, 2 usage.",
+    .signals = (const int[]){0},
+    .exec = cmd_report,
+};
+
+struct report_opts {
+    const char *output;
+    struct cmd_analysis_opts ao;
+};
+
+static int report_set(void *ctx, int key, const char *v)
+{
+    struct report_opts *o = ctx;
+    if (key != P_OUTPUT)
+        return cmd_analysis_option("report", &o->ao, key, v);
+    o->output = v;
+    return 0;
+}
 
 static void report_on_change(void *ctx, const struct diag_change *ch)
 {
@@ -32,38 +55,23 @@ static void report_on_change(void *ctx, const struct diag_change *ch)
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, CMD_ANALYSIS_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    struct cmd_analysis_opts ao;
-    cmd_analysis_init(&ao);
-    const char *output = NULL;
-    optind = 1;
-    opterr = 0;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': output = optarg; break;
-        case 'h': fputs(report_help, stdout); return EXIT_OK;
-        case ':': return cmd_usage_error("report", "option %s needs a value", argv[optind - 1]);
-        case '?': return cmd_usage_error("report", "unknown option %s", argv[optind - 1]);
-        default:
-            if ((rc = cmd_analysis_option("report", &ao, c, optarg)) != 1)
-                return rc ? rc : cmd_usage_error("report", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (ao.list_rules) {
-        rules_print(&ao.cfg);
+    struct report_opts o = {.output = NULL};
+    cmd_analysis_init(&o.ao);
+    int first, rc = opt_parse(&cmd_report_entry, argc, argv, report_set, &o, &first);
+    if (rc != 0)
+        return rc == OPT_DONE ? EXIT_OK : rc;
+    if (o.ao.list_rules) {
+        rules_print(&o.ao.cfg);
         return EXIT_OK;
     }
-    if (optind >= argc)
+    if (first >= argc)
         return cmd_usage_error("report", "give the log to read: gpumon report LOG.jsonl -o FILE.html");
-    if (optind + 1 < argc)
-        return cmd_usage_error("report", "unexpected argument \"%s\"", argv[optind + 1]);
-    if (!output)
+    if (first + 1 < argc)
+        return cmd_usage_error("report", "unexpected argument \"%.200s\"", argv[first + 1]);
+    if (!o.output)
         return cmd_usage_error("report", "give the file to write with -o FILE.html");
-
-    const char *path = argv[optind];
+    const char *output = o.output;
+    const char *path = argv[first];
     char err[1024];
     struct logread *lr;
     if (logread_open(&lr, path, err, sizeof err) != 0) {
@@ -71,7 +79,7 @@ int cmd_report(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     struct report *rp = report_new();
-    struct diag *d = diag_new(&ao.cfg, report_on_change, rp);
+    struct diag *d = diag_new(&o.ao.cfg, report_on_change, rp);
     struct record rec;
     int got;
     while ((got = logread_next(lr, &rec, err, sizeof err)) == 1) {

@@ -5,18 +5,27 @@
  * session diagnose uses, to the JSON Lines sink (--output, watch's exact
  * format) and to the report (--report). Verdict changes go to stderr as
  * they happen; the summary goes to stderr when the command ends, so the
- * command's own standard output stays clean. SIGINT, SIGTERM and SIGHUP
- * are forwarded to the command from the handler itself (kill() is
- * async-signal-safe, so a slow NVML call does not delay them), except
- * those the terminal sent to the whole foreground group, which the
- * command received already; a signal ignored when gpumon started (nohup)
- * stays ignored for the command. Exit status: the command's, 128+N if a
- * signal N killed it, 127/126 if it could not be started.
+ * command's own standard output stays clean.
+ *
+ * A monitor never stops the work it watches: without a usable GPU the
+ * command still runs (gpumon says once why it cannot watch the GPUs and
+ * follows the command's CPU and memory only), and the exit status is
+ * always the command's. Signals (sig.h) are blocked before anything
+ * starts; a forwarder thread passes SIGINT, SIGTERM and SIGHUP on to the
+ * command at once, even while the sampler waits for a slow NVML call,
+ * except those the terminal sent to the whole foreground group (the
+ * command has them already); one ignored when gpumon started (nohup)
+ * stays ignored for the command too. The child waits at a start gate with
+ * signals blocked and restores gpumon's original dispositions before
+ * exec, so a signal that arrives before the start reaches the command the
+ * moment it can. Exit status: the command's, 128+N if a signal N killed
+ * it, 127/126 if it could not be started.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,54 +39,44 @@
 #include "out.h"
 #include "report.h"
 #include "sampler.h"
+#include "sig.h"
 #include "sink.h"
 
-static volatile sig_atomic_t run_child_pid, run_child_done;
+enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS };
 
-static void run_on_signal(int sig, siginfo_t *info, void *uc)
-{
-    (void)uc;
-    if (sig == SIGCHLD) {
-        run_child_done = 1;
-        return;
-    }
-    if (run_child_pid > 0 && (!info || info->si_code != SI_KERNEL))
-        kill((pid_t)run_child_pid, sig);
-}
+static const struct opt run_opts[] = {
+    {"interval", "i", "DUR", R_INTERVAL, "time between samples: 1s (default), 500ms, 100ms (minimum 10ms)"},
+    {"gpus", "g", "LIST", R_GPUS, "GPUs to monitor: indices, UUIDs or PCI bus ids (default: all)"},
+    {"output", "o", "FILE", R_OUTPUT,
+     "append JSON Lines records to FILE (gpumon watch's format; gpumon diagnose\nand gpumon report read it; "
+     "FILE.zst: zstd-compressed)"},
+    {"report", NULL, "FILE", R_REPORT, "write the HTML report to FILE when the command ends"},
+    {"no-processes", NULL, NULL, R_NO_PROCS, "leave per-process lists out of the JSON Lines records"},
+    {NULL, NULL, NULL, 0, NULL},
+};
 
-static void run_signals(void)
-{
-    static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = run_on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_NOCLDSTOP;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) {
-        if (sigaction(fwd[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN && fwd[i] != SIGCHLD)
-            continue;   /* ignored by whoever started us (nohup): stays ignored for the command too */
-        sigaction(fwd[i], &sa, NULL);
-    }
-}
+/* SIGUSR1 is the forwarder's stop message from the main thread. */
+static const int run_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, 0};
+static const int run_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, 0};
+static const int run_child_ended[] = {SIGCHLD, 0};
 
-static const char run_help[] =
-    "Usage: gpumon run [OPTIONS] -- CMD [ARGS...]\n"
-    "Run a training command, monitor the GPUs and the command's whole process tree (CPU in cores,\n"
-    "busiest process, RSS), and explain low utilization as it happens: each verdict change is printed\n"
-    "on stderr, and when the command ends a summary per GPU (mean, p50, p95 utilization, idle share,\n"
-    "peak memory, time throttled) with the verdicts, their evidence and advice.\n\n"
-    "  -i, --interval DUR   time between samples: 1s (default), 500ms, 100ms (minimum 10ms)\n"
-    "  -g, --gpus LIST      GPUs to monitor: indices, UUIDs or PCI bus ids (default: all)\n"
-    "  -o, --output FILE    append JSON Lines records to FILE (gpumon watch's format; gpumon diagnose\n"
-    "                       and gpumon report read it)\n"
-    "      --report FILE    write the HTML report to FILE when the command ends\n"
-    "      --no-processes   leave per-process lists out of the JSON Lines records\n"
-    CMD_ANALYSIS_HELP
-    CMD_NVML_HELP
-    "  -h, --help           this help\n\n"
-    "SIGINT, SIGTERM and SIGHUP are forwarded to the command. Exit status: the command's own, 128+N\n"
-    "when signal N ended it, 127 when it was not found, 126 when it could not be executed; gpumon's\n"
-    "own failures before the start: 2 usage, 1 output file, 3-5 no NVML library, init failed, no GPU.\n";
+const struct cmd_entry cmd_run_entry = {
+    .name = "run",
+    .usage = "[OPTIONS] -- CMD [ARGS...]",
+    .summary = "run a training command, watch its GPUs and processes, explain low utilization",
+    .about = "Run a training command, monitor the GPUs and the command's whole process tree (CPU in cores,\n"
+             "busiest process, RSS), and explain low utilization as it happens: each verdict change is printed\n"
+             "on stderr, and when the command ends a summary per GPU (mean, p50, p95 utilization, idle share,\n"
+             "peak memory, time throttled) with the verdicts, their evidence and advice.",
+    .opts = (const struct opt *const[]){run_opts, cmd_analysis_opts, cmd_nvml_opts, NULL},
+    .notes = "SIGINT, SIGTERM and SIGHUP are forwarded to the command. Without a usable GPU the command still\n"
+             "runs, watched on the CPU side only. Exit status: the command's own, 128+N when signal N ended it,\n"
+             "127 when it was not found, 126 when it could not be executed; before the start: 2 usage, 1 the\n"
+             "output file cannot be opened.",
+    .stop_at_operand = true,
+    .signals = run_signals,
+    .exec = cmd_run,
+};
 
 struct run_opts {
     double interval_ms;
@@ -87,50 +86,50 @@ struct run_opts {
     struct cmd_analysis_opts ao;
 };
 
-static int run_parse(int argc, char **argv, struct run_opts *o)
+static int run_set(void *ctx, int key, const char *v)
 {
-    enum { OPT_REPORT = 0x1200, OPT_NO_PROCS };
-    static const struct option longopts[] = {
-        {"interval", required_argument, NULL, 'i'}, {"gpus", required_argument, NULL, 'g'},
-        {"output", required_argument, NULL, 'o'},   {"report", required_argument, NULL, OPT_REPORT},
-        {"no-processes", no_argument, NULL, OPT_NO_PROCS}, {"help", no_argument, NULL, 'h'},
-        CMD_NVML_LONGOPTS, CMD_ANALYSIS_LONGOPTS, {NULL, 0, NULL, 0}};
-    *o = (struct run_opts){.interval_ms = 1000, .processes = true};
-    cmd_analysis_init(&o->ao);
-    optind = 1;
-    opterr = 0;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, "+:i:g:o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            if (cmd_parse_interval("run", optarg, &o->interval_ms) != 0)
-                return EXIT_USAGE;
-            break;
-        case 'g': o->gpus = optarg; break;
-        case 'o': o->output = optarg; break;
-        case OPT_REPORT: o->report = optarg; break;
-        case OPT_NO_PROCS: o->processes = false; break;
-        case 'h': fputs(run_help, stdout); return -1;
-        case ':': return cmd_usage_error("run", "option %s needs a value", argv[optind - 1]);
-        case '?': return cmd_usage_error("run", "unknown option %s", argv[optind - 1]);
-        default:
-            if (cmd_nvml_option(&o->nvml, c, optarg))
-                break;
-            if ((rc = cmd_analysis_option("run", &o->ao, c, optarg)) != 1)
-                return rc ? rc : cmd_usage_error("run", "unknown option %s", argv[optind - 1]);
-        }
+    struct run_opts *o = ctx;
+    switch (key) {
+    case R_INTERVAL: return cmd_parse_interval("run", v, &o->interval_ms);
+    case R_GPUS:
+        if (!v[strspn(v, ", \t")])
+            return cmd_usage_error("run", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
+        o->gpus = v;
+        return 0;
+    case R_OUTPUT: o->output = v; return 0;
+    case R_REPORT: o->report = v; return 0;
+    case R_NO_PROCS: o->processes = false; return 0;
+    default:
+        if (key >= CMD_OPT_WINDOW)
+            return cmd_analysis_option("run", &o->ao, key, v);
+        return cmd_nvml_option(&o->nvml, key, v);
     }
-    if (o->ao.list_rules) {
-        rules_print(&o->ao.cfg);
-        return -1;
-    }
-    if (optind >= argc)
-        return cmd_usage_error("run", "give the command to run: gpumon run [OPTIONS] -- CMD ARGS...");
-    return 0;
 }
 
-/* Forks the command, held at a gate until go is written, so a failure
- * to open the sampler never leaves it running. Returns its pid, or -1. */
+static atomic_bool run_forward_stop;
+
+/* Passes the forwarded signals on to the command until the main thread
+ * says stop (run_forward_stop, then SIGUSR1 to this thread). */
+static void *run_forward_main(void *arg)
+{
+    pid_t child = *(const pid_t *)arg;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        int sig = sig_wait(run_forwarded, SIG_FOREVER, &si);
+        if (sig == SIGUSR1) {
+            if (atomic_load(&run_forward_stop))
+                return NULL;
+            continue;   /* someone else's SIGUSR1: not ours to forward */
+        }
+        if (sig > 0 && si.si_code != SI_KERNEL && !sig_ignored_at_start(sig))
+            kill(child, sig);   /* one ignored at start is ignored by the command too (nohup) */
+    }
+}
+
+/* Forks the command, held at a gate (signals blocked) until go is written,
+ * so a failure to open the sampler never leaves it running. Returns its
+ * pid, or -1. */
 static pid_t run_fork(char **cmd, int *gate, int *status_fd)
 {
     int go[2], st[2];
@@ -145,12 +144,9 @@ static pid_t run_fork(char **cmd, int *gate, int *status_fd)
         char b;
         close(go[1]);
         close(st[0]);
-        signal(SIGPIPE, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
         if (read(go[0], &b, 1) != 1)
             _exit(127);   /* gpumon gave up before the start */
+        sig_restore_child();   /* a signal forwarded meanwhile is delivered here */
         execvp(cmd[0], cmd);
         int e = errno;
         if (write(st[1], &e, sizeof e) < 0)
@@ -192,16 +188,13 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
     int status = 0;
     bool out_ok = true;
     for (bool last = false;;) {
-        if (!last) {
-            run_child_done = 0;
-            if (waitpid(child, &status, WNOHANG) != 0) {
-                /* The command ended: one more sample sees it gone, taken once the
-                 * sampler's 0.5 s host cadence reads /proc again. */
-                last = true;
-                struct timespec pause = {0, 510000000};
-                while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-                    ;
-            }
+        if (!last && waitpid(child, &status, WNOHANG) != 0) {
+            /* The command ended: one more sample sees it gone, taken once the
+             * sampler's 0.5 s host cadence reads /proc again. */
+            last = true;
+            struct timespec pause = {0, 510000000};
+            while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+                ;
         }
         cmd_sample(smp, &rec, step);
         if (o->output && out_ok) {
@@ -214,75 +207,93 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
             report_feed(rp, &rec);
         if (last)
             break;
-        for (uint64_t st = step; !run_child_done && util_sleep_next(&next, st) == EINTR; st = 0)
-            ;
+        util_next_deadline(&next, step);
+        sig_wait(run_child_ended, next, NULL);   /* the deadline, or the command ended */
     }
     sbuf_free(&b);
     return status;
 }
 
+/* Opens the GPUs; without a usable GPU the command runs all the same.
+ * Returns 0 (*watching says whether NVML is open) or a usage error. */
+static int run_open_gpus(const struct run_opts *o, const char *cmd, bool *watching)
+{
+    int rc = cmd_open_nvml(&o->nvml, true);
+    *watching = rc == 0;
+    if (rc == EXIT_USAGE)
+        return rc;
+    if (rc != 0)
+        fprintf(stderr, "gpumon run: cannot watch the GPUs (above); running %s anyway, watching its CPU and "
+                "memory only\n", cmd);
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
-    struct run_opts o;
-    int rc = run_parse(argc, argv, &o);
+    struct run_opts o = {.interval_ms = 1000, .processes = true};
+    cmd_analysis_init(&o.ao);
+    int first, rc = opt_parse(&cmd_run_entry, argc, argv, run_set, &o, &first);
     if (rc != 0)
-        return rc < 0 ? EXIT_OK : rc;
-    char **cmd = argv + optind, err[512];
+        return rc == OPT_DONE ? EXIT_OK : rc;
+    if (o.ao.list_rules) {
+        rules_print(&o.ao.cfg);
+        return EXIT_OK;
+    }
+    if (first < argc && !strcmp(argv[first], "--"))
+        first++;
+    if (first >= argc)
+        return cmd_usage_error("run", "give the command to run: gpumon run [OPTIONS] -- CMD ARGS...");
+    char **cmd = argv + first, err[512];
     struct out out = {.fd = -1};
+    struct sampler *smp = NULL;
+    struct diag *d = NULL;
+    struct report *rp = NULL;
+    bool watching = false, forwarding = false;
+    pthread_t fwd;
+    int gate = -1, status_fd = -1;
+    pid_t child = -1;
     if (o.output && out_open(&out, o.output, err, sizeof err) != 0) {
         util_warn("%s", err);
         return EXIT_RUNTIME;
     }
-    if ((rc = cmd_open_nvml(&o.nvml, true)) != 0) {
-        if (o.output)
-            out_close(&out);
-        return rc;
-    }
-    signal(SIGPIPE, SIG_IGN);
-    run_signals();
-    int gate, status_fd;
-    pid_t child = run_fork(cmd, &gate, &status_fd);
-    if (child < 0) {
+    if ((rc = run_open_gpus(&o, cmd[0], &watching)) != 0)
+        goto out;
+    if ((child = run_fork(cmd, &gate, &status_fd)) < 0) {
         util_warn("run: cannot start %s: %s", cmd[0], strerror(errno));
-        nvml_close();
-        if (o.output)
-            out_close(&out);
-        return EXIT_RUNTIME;
+        rc = EXIT_RUNTIME;
+        goto out;
     }
-    run_child_pid = child;
+    atomic_store(&run_forward_stop, false);
+    forwarding = pthread_create(&fwd, NULL, run_forward_main, &child) == 0;
     struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes, child};
-    struct sampler *smp;
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
         close(gate);   /* the command never starts */
+        gate = -1;
         waitpid(child, NULL, 0);
-        close(status_fd);
-        nvml_close();
-        if (o.output)
-            out_close(&out);
-        return cmd_usage_error("run", "%s", err);
+        rc = cmd_usage_error("run", "%s", err);
+        goto out;
     }
     int e = 0;
     ssize_t n = write(gate, "g", 1) == 1 ? read(status_fd, &e, sizeof e) : -1;
-    close(gate);
-    close(status_fd);
-    if (n != 0) {   /* exec failed (or the child vanished before it) */
+    if (n != 0) {   /* exec failed (or the child ended before it: a signal) */
         int st;
         waitpid(child, &st, 0);
-        fprintf(stderr, "gpumon run: cannot run %s: %s\n", cmd[0], n > 0 ? strerror(e) : "the child ended early");
-        sampler_close(smp);
-        nvml_close();
-        if (o.output)
-            out_close(&out);
-        return n > 0 && e == ENOENT ? 127 : 126;
+        if (n < 0 && WIFSIGNALED(st)) {
+            fprintf(stderr, "gpumon run: %s was ended by signal %d before it started\n", cmd[0], WTERMSIG(st));
+            rc = 128 + WTERMSIG(st);
+        } else {
+            fprintf(stderr, "gpumon run: cannot run %s: %s\n", cmd[0], n > 0 ? strerror(e) : "the child ended early");
+            rc = n > 0 && e == ENOENT ? 127 : 126;
+        }
+        goto out;
     }
     enum metric_id ids[METRIC_COUNT];
     for (int i = 0; i < METRIC_COUNT; i++)
         ids[i] = (enum metric_id)i;
     struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, o.processes};
-    struct report *rp = o.report ? report_new() : NULL;
-    struct diag *d = diag_new(&o.ao.cfg, run_on_change, rp);
+    rp = o.report ? report_new() : NULL;
+    d = diag_new(&o.ao.cfg, run_on_change, rp);
     int status = run_loop(&o, child, smp, &sk, &out, d, rp);
-    run_child_pid = 0;
     diag_finish(d);
     struct sbuf b;
     sbuf_init(&b);
@@ -292,15 +303,27 @@ int cmd_run(int argc, char **argv)
     sbuf_free(&b);
     if (rp) {
         char source[600];
-        snprintf(source, sizeof source, "gpumon run %s", cmd[0]);
+        snprintf(source, sizeof source, "gpumon run %.500s", cmd[0]);
         if (report_write(rp, d, o.report, source, err, sizeof err) != 0)
             util_warn("run: %s", err);
-        report_free(rp);
     }
+    rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+out:
+    if (forwarding) {
+        atomic_store(&run_forward_stop, true);
+        pthread_kill(fwd, SIGUSR1);
+        pthread_join(fwd, NULL);
+    }
+    if (gate >= 0)
+        close(gate);
+    if (status_fd >= 0)
+        close(status_fd);
+    report_free(rp);
     diag_free(d);
     sampler_close(smp);
-    nvml_close();
-    if (o.output)
-        out_close(&out);
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    if (watching)
+        nvml_close();
+    if (o.output && out_close(&out) != 0)
+        util_warn("run: some records of %s were lost (above); the exit status stays the command's", o.output);
+    return rc;
 }

@@ -3,10 +3,11 @@
  * then starts in an order that leaves nothing half-started: the web config
  * is loaded and checked, the address bound, NVML opened, one collection
  * made (so the first scrape has data), the collector thread started, and
- * only then libmicrohttpd. SIGINT/SIGTERM stop it; a collector stuck in a
- * hung NVML call is not waited for longer than two seconds at exit.
+ * only then libmicrohttpd. Its signals are blocked before any of that
+ * (sig.h), so one that arrives during start-up waits for the main thread:
+ * SIGINT/SIGTERM stop it, SIGHUP is ignored. A collector stuck in a hung
+ * NVML call is not waited for longer than two seconds at exit.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,30 +19,46 @@
 #include "exitcodes.h"
 #include "nvml.h"
 #include "serve.h"
+#include "sig.h"
 
 #define SERVE_DEFAULT_ADDRESS ":9445"
 
-static const char serve_help[] =
-    "Usage: gpumon serve [OPTIONS]\n"
-    "Serve GPU metrics to Prometheus: /metrics (text format 0.0.4), /health, and a landing page at /.\n"
-    "A collector thread samples every --interval; scrapes get the latest snapshot at once, never\n"
-    "waiting for NVML (gpumon_exporter_snapshot_age_seconds shows how old it is).\n\n"
-    "  --web.listen-address [HOST]:PORT  where to listen (default " SERVE_DEFAULT_ADDRESS ", all addresses;\n"
-    "                       node_exporter uses 9100, dcgm-exporter 9400, nvidia_gpu_exporter 9835)\n"
-    "  --web.config.file FILE  TLS and basic auth, in the Prometheus exporter-toolkit format\n"
-    "                       (tls_server_config: cert_file, key_file, min_version; basic_auth_users:\n"
-    "                       user: bcrypt hash)\n"
-    "  --web.max-connections N  concurrent connections (default 1024)\n"
-    "  --web.timeout DUR    close connections idle this long (default 10s)\n"
-    "  -i, --interval DUR   sampling period (default 1s; minimum 10ms)\n"
-    "  -g, --gpus LIST      GPUs to export: indices, UUIDs or PCI bus ids, comma-separated\n"
-    "      --compat dcgm    also export dcgm-exporter's names (DCGM_FI_DEV_*), for its dashboards\n"
-    "      --collect.processes  export GPU memory per process (gpumon_process_gpu_memory_bytes)\n"
-    "      --collect.processes.max N  at most N processes per GPU, the largest (default 16)\n"
-    "      --textfile PATH  also write the metrics to PATH every interval, atomically, for\n"
-    "                       node_exporter's textfile collector (name it *.prom)\n"
-    CMD_NVML_HELP
-    "  -h, --help           this help\n";
+enum { S_ADDR = 1, S_WEBCONF, S_MAXCONN, S_TIMEOUT, S_INTERVAL, S_GPUS, S_COMPAT, S_PROCS, S_PROCS_MAX, S_TEXTFILE };
+
+static const struct opt serve_opts[] = {
+    {"web.listen-address", NULL, "[HOST]:PORT", S_ADDR,
+     "where to listen (default " SERVE_DEFAULT_ADDRESS ", all addresses; port 0: any free port;\n"
+     "node_exporter uses 9100, dcgm-exporter 9400, nvidia_gpu_exporter 9835)"},
+    {"web.config.file", NULL, "FILE", S_WEBCONF,
+     "TLS and basic auth, in the Prometheus exporter-toolkit format\n(tls_server_config: cert_file, key_file, "
+     "min_version; basic_auth_users:\nuser: bcrypt hash)"},
+    {"web.max-connections", NULL, "N", S_MAXCONN, "concurrent connections (default 1024)"},
+    {"web.timeout", NULL, "DUR", S_TIMEOUT, "close connections idle this long (default 10s; 1s to 24h)"},
+    {"interval", "i", "DUR", S_INTERVAL, "sampling period (default 1s; 10ms to 24h)"},
+    {"gpus", "g", "LIST", S_GPUS, "GPUs to export: indices, UUIDs or PCI bus ids, comma-separated"},
+    {"compat", NULL, "dcgm", S_COMPAT, "also export dcgm-exporter's names (DCGM_FI_DEV_*), for its dashboards"},
+    {"collect.processes", NULL, NULL, S_PROCS, "export GPU memory per process (gpumon_process_gpu_memory_bytes)"},
+    {"collect.processes.max", NULL, "N", S_PROCS_MAX, "at most N processes per GPU, the largest (default 16)"},
+    {"textfile", NULL, "PATH", S_TEXTFILE,
+     "also write the metrics to PATH every interval, atomically, for\nnode_exporter's textfile collector "
+     "(name it *.prom)"},
+    {NULL, NULL, NULL, 0, NULL},
+};
+
+static const int serve_signals[] = CMD_SERVE_SIGNALS;
+
+const struct cmd_entry cmd_serve_entry = {
+    .name = "serve",
+    .usage = "[OPTIONS]",
+    .about = "Serve GPU metrics to Prometheus: /metrics (text format 0.0.4), /health, and a landing page at /.\n"
+             "A collector thread samples every --interval; scrapes get the latest snapshot at once, never\n"
+             "waiting for NVML (gpumon_exporter_snapshot_age_seconds shows how old it is).",
+    .opts = (const struct opt *const[]){serve_opts, cmd_nvml_opts, NULL},
+    .notes = "SIGINT and SIGTERM stop it (exit 0); SIGHUP is ignored. Exit status: 1 the address cannot be\n"
+             "bound, 2 usage or a bad web config, 3-5 no NVML library, init failed.",
+    .signals = serve_signals,
+    .exec = cmd_serve,
+};
 
 struct serve_opts {
     const char *address, *web_config, *gpus, *textfile;
@@ -51,70 +68,37 @@ struct serve_opts {
     struct cmd_nvml_opts nvml;
 };
 
-enum { SO_ADDR = 0x2000, SO_WEBCONF, SO_MAXCONN, SO_TIMEOUT, SO_COMPAT, SO_PROCS, SO_PROCS_MAX, SO_TEXTFILE };
-
-static int serve_parse(int argc, char **argv, struct serve_opts *o)
+static int serve_set(void *ctx, int key, const char *v)
 {
-    static const struct option longopts[] = {
-        {"web.listen-address", required_argument, NULL, SO_ADDR},
-        {"web.config.file", required_argument, NULL, SO_WEBCONF},
-        {"web.max-connections", required_argument, NULL, SO_MAXCONN},
-        {"web.timeout", required_argument, NULL, SO_TIMEOUT},
-        {"interval", required_argument, NULL, 'i'},
-        {"gpus", required_argument, NULL, 'g'},
-        {"compat", required_argument, NULL, SO_COMPAT},
-        {"collect.processes", no_argument, NULL, SO_PROCS},
-        {"collect.processes.max", required_argument, NULL, SO_PROCS_MAX},
-        {"textfile", required_argument, NULL, SO_TEXTFILE},
-        {"help", no_argument, NULL, 'h'},
-        CMD_NVML_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    *o = (struct serve_opts){.address = SERVE_DEFAULT_ADDRESS, .interval_ms = 1000, .timeout_ms = 10000,
-                             .max_conn = 1024, .max_procs = 16};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":i:g:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case SO_ADDR: o->address = optarg; break;
-        case SO_WEBCONF: o->web_config = optarg; break;
-        case SO_MAXCONN:
-            if (util_parse_uint(optarg, 1000000, &o->max_conn) != 0 || o->max_conn == 0)
-                return cmd_usage_error("serve", "--web.max-connections: \"%s\" is not a count from 1 to 1000000",
-                                       optarg);
-            break;
-        case SO_TIMEOUT:
-            if (util_parse_duration_ms(optarg, &o->timeout_ms) != 0 || o->timeout_ms < 1000)
-                return cmd_usage_error("serve", "--web.timeout: \"%s\" is not a duration of at least 1s", optarg);
-            break;
-        case 'i':
-            if (cmd_parse_interval("serve", optarg, &o->interval_ms) != 0)
-                return EXIT_USAGE;
-            break;
-        case 'g': o->gpus = optarg; break;
-        case SO_COMPAT:
-            if (strcmp(optarg, "dcgm"))
-                return cmd_usage_error("serve", "--compat: unknown \"%s\" (the one choice is dcgm)", optarg);
-            o->dcgm = true;
-            break;
-        case SO_PROCS: o->processes = true; break;
-        case SO_PROCS_MAX:
-            if (util_parse_uint(optarg, RECORD_MAX_PROCS, &o->max_procs) != 0 || o->max_procs == 0)
-                return cmd_usage_error("serve", "--collect.processes.max: \"%s\" is not a count from 1 to %d",
-                                       optarg, RECORD_MAX_PROCS);
-            break;
-        case SO_TEXTFILE: o->textfile = optarg; break;
-        case 'h': fputs(serve_help, stdout); return -1;
-        case ':': return cmd_usage_error("serve", "option %s needs a value", argv[optind - 1]);
-        case '?': return cmd_usage_error("serve", "unknown option %s", argv[optind - 1]);
-        default:
-            if (!cmd_nvml_option(&o->nvml, c, optarg))
-                return cmd_usage_error("serve", "unknown option %s", argv[optind - 1]);
-        }
+    struct serve_opts *o = ctx;
+    switch (key) {
+    case S_ADDR: o->address = v; return 0;
+    case S_WEBCONF: o->web_config = v; return 0;
+    case S_MAXCONN:
+        if (util_parse_uint(v, 1000000, &o->max_conn) != 0 || o->max_conn == 0)
+            return cmd_usage_error("serve", "--web.max-connections: \"%.200s\" is not a count from 1 to 1000000", v);
+        return 0;
+    case S_TIMEOUT: return cmd_parse_duration("serve", "--web.timeout", v, 1000, 86400000, &o->timeout_ms);
+    case S_INTERVAL: return cmd_parse_interval("serve", v, &o->interval_ms);
+    case S_GPUS:
+        if (!v[strspn(v, ", \t")])
+            return cmd_usage_error("serve", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
+        o->gpus = v;
+        return 0;
+    case S_COMPAT:
+        if (strcmp(v, "dcgm"))
+            return cmd_usage_error("serve", "--compat: unknown \"%.200s\" (the one choice is dcgm)", v);
+        o->dcgm = true;
+        return 0;
+    case S_PROCS: o->processes = true; return 0;
+    case S_PROCS_MAX:
+        if (util_parse_uint(v, RECORD_MAX_PROCS, &o->max_procs) != 0 || o->max_procs == 0)
+            return cmd_usage_error("serve", "--collect.processes.max: \"%.200s\" is not a count from 1 to %d", v,
+                                   RECORD_MAX_PROCS);
+        return 0;
+    case S_TEXTFILE: o->textfile = v; return 0;
+    default: return cmd_nvml_option(&o->nvml, key, v);
     }
-    if (optind < argc)
-        return cmd_usage_error("serve", "unexpected argument \"%s\"", argv[optind]);
-    return 0;
 }
 
 /* Lets the connection limit be reached: raise the soft descriptor limit. */
@@ -125,32 +109,6 @@ static void serve_raise_nofile(unsigned long long want)
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want + 64 ? want + 64 : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-}
-
-/* Waits for SIGINT or SIGTERM (blocked in every thread); SIGHUP is ignored. */
-static void serve_wait(void)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    for (;;) {
-        int sig = 0;
-        if (sigwait(&set, &sig) == 0 && sig != SIGHUP)
-            return;
-    }
-}
-
-static void serve_block_signals(void)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
 }
 
 /* Stops the collector; false when it is stuck in NVML past the grace time. */
@@ -187,72 +145,74 @@ static void serve_state_free(struct serve_state *st)
 
 int cmd_serve(int argc, char **argv)
 {
-    struct serve_opts o;
-    int rc = serve_parse(argc, argv, &o);
+    struct serve_opts o = {.address = SERVE_DEFAULT_ADDRESS, .interval_ms = 1000, .timeout_ms = 10000,
+                           .max_conn = 1024, .max_procs = 16};
+    int first, rc = opt_parse(&cmd_serve_entry, argc, argv, serve_set, &o, &first);
     if (rc != 0)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc == OPT_DONE ? EXIT_OK : rc;
+    if (first < argc)
+        return cmd_usage_error("serve", "unexpected argument \"%.200s\"", argv[first]);
     static struct serve_state st;
     serve_state_init(&st);
     st.interval_ms = o.interval_ms;
     st.textfile = o.textfile;
     st.prom = (struct prom_opts){o.dcgm, o.processes, (unsigned)o.max_procs};
-    char err[1024];
+    char err[1024], where[300];
+    int fd = -1;
+    bool nvml_open = false, collecting = false;
+    pthread_t collector;
+    struct serve_http *http = NULL;
     if (o.web_config && webconfig_load(o.web_config, &st.web, err, sizeof err) != 0) {
         util_warn("%s", err);
-        serve_state_free(&st);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+        goto out;
     }
-    int fd = serve_http_listen(o.address, err, sizeof err);
-    if (fd < 0) {
-        util_warn("%s", err);
-        serve_state_free(&st);
-        return EXIT_RUNTIME;
+    if ((fd = serve_http_listen(o.address, err, sizeof err)) < 0) {
+        rc = fd == SERVE_BAD_ADDRESS ? cmd_usage_error("serve", "%s", err) : (util_warn("%s", err), EXIT_RUNTIME);
+        goto out;
     }
-    if ((rc = cmd_open_nvml(&o.nvml, false)) != 0) {
-        close(fd);
-        serve_state_free(&st);
-        return rc;
-    }
+    if ((rc = cmd_open_nvml(&o.nvml, false)) != 0)
+        goto out;
+    nvml_open = true;
     struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes, 0};
     if (sampler_open(&st.sampler, &so, err, sizeof err) != 0) {
-        nvml_close();
-        close(fd);
-        serve_state_free(&st);
-        return cmd_usage_error("serve", "%s", err);
+        rc = cmd_usage_error("serve", "%s", err);
+        goto out;
     }
     if (sampler_device_count(st.sampler) == 0)
         util_warn("NVML reports no GPU; serving the exporter's own metrics (gpumon_exporter_gpus 0)");
-    serve_block_signals();
     serve_raise_nofile(o.max_conn);
     serve_collect_once(&st);
-    pthread_t collector;
-    struct serve_http *http = NULL;
     if (pthread_create(&collector, NULL, serve_collect_main, &st) != 0) {
         util_warn("cannot start the collector thread");
         rc = EXIT_RUNTIME;
-    } else {
-        struct serve_http_opts ho = {fd, (unsigned)o.max_conn, (unsigned)((o.timeout_ms + 999) / 1000)};
-        http = serve_http_start(&st, &ho, err, sizeof err);
-        if (!http) {
-            util_warn("%s", err);
-            rc = EXIT_RUNTIME;
-        } else {
-            fprintf(stderr, "gpumon: serving %u GPU%s on %s://%s/metrics (every %.0f ms)\n", st.self.gpus,
-                    st.self.gpus == 1 ? "" : "s", webconfig_cert(st.web) ? "https" : "http", o.address,
-                    o.interval_ms);
-            serve_wait();
-            rc = EXIT_OK;
-        }
-        serve_http_stop(http);
-        if (!serve_stop_collector(&st, collector)) {
-            util_warn("the collector is stuck in an NVML call; exiting without waiting for it");
-            close(fd);
-            return rc;
-        }
+        goto out;
     }
-    close(fd);
+    collecting = true;
+    struct serve_http_opts ho = {fd, (unsigned)o.max_conn, (unsigned)((o.timeout_ms + 999) / 1000)};
+    if (!(http = serve_http_start(&st, &ho, err, sizeof err))) {
+        util_warn("%s", err);
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    serve_http_describe(fd, where, sizeof where);
+    fprintf(stderr, "gpumon: serving %u GPU%s on %s://%s/metrics (every %.0f ms)\n", st.self.gpus,
+            st.self.gpus == 1 ? "" : "s", webconfig_cert(st.web) ? "https" : "http", where, o.interval_ms);
+    while (sig_wait(serve_signals, SIG_FOREVER, NULL) == SIGHUP)
+        ;   /* documented as ignored */
+    rc = EXIT_OK;
+out:
+    serve_http_stop(http);
+    if (collecting && !serve_stop_collector(&st, collector)) {
+        util_warn("the collector is stuck in an NVML call; exiting without waiting for it");
+        close(fd);
+        return rc;
+    }
+    if (fd >= 0)
+        close(fd);
     sampler_close(st.sampler);
-    nvml_close();
+    if (nvml_open)
+        nvml_close();
     serve_state_free(&st);
     return rc;
 }

@@ -23,11 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "logsrc.h"
 #include "metrics.h"
 #include "nvml_codes.h"
 #include "util.h"
 
-#define LOGREAD_MAX_LINE (16u << 20)   /* a longer line is not one of ours */
 #define LOGREAD_KEY_CACHE 128
 #define LOGREAD_ARENA_MIN (1u << 20)
 #define LOGREAD_SLOTS 16
@@ -64,11 +64,8 @@ struct logread_slot {
 };
 
 struct logread {
-    FILE *f;
-    bool own;
+    struct logsrc *src;
     char *path;
-    char *line;
-    size_t cap;
     unsigned long long lineno;
     struct logread_key host_keys[LOGREAD_KEY_CACHE], gpu_keys[LOGREAD_KEY_CACHE];   /* reader's */
     struct logread_tree direct;     /* logread_parse()'s */
@@ -376,7 +373,7 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
     logread_release(t);
     logread_cur = &t->arena;
     const char *end = NULL;
-    t->root = cJSON_ParseWithLengthOpts(line, len, &end, false);
+    t->root = cJSON_ParseWithOpts(line, &end, false);   /* line[len] is NUL (cJSON 1.7.10 has no length form) */
     logread_cur = NULL;
     if (!t->root) {
         const char *at = cJSON_GetErrorPtr();
@@ -435,19 +432,22 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
 
 int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen)
 {
-    return logread_tree_parse(lr, &lr->direct, line, len, rec, err, errlen);
+    /* the parser wants the line NUL-terminated: a copy (tests and fuzzing only) */
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, line, len);
+    copy[len] = '\0';
+    int rc = logread_tree_parse(lr, &lr->direct, copy, len, rec, err, errlen);
+    free(copy);   /* the record's strings point into the tree, not into the line */
+    return rc;
 }
 
 int logread_open(struct logread **out, const char *path, char *err, size_t errlen)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    if (!f) {
-        snprintf(err, errlen, "cannot open log %s: %s", path, strerror(errno));
+    struct logsrc *src;
+    if (logsrc_open(&src, path, err, errlen) != 0)
         return -1;
-    }
     struct logread *lr = xcalloc(1, sizeof *lr);
-    lr->f = f;
-    lr->own = f != stdin;
+    lr->src = src;
     lr->path = xstrdup(path);
     for (int i = 0; i < LOGREAD_KEY_CACHE; i++)
         lr->host_keys[i].id = lr->gpu_keys[i].id = LOGREAD_KEY_EMPTY;
@@ -463,28 +463,23 @@ static int logread_read_one(struct logread *lr, struct logread_tree *t, struct r
                             size_t errlen)
 {
     for (;;) {
-        ssize_t n = getline(&lr->line, &lr->cap, lr->f);
-        if (n < 0) {
-            if (ferror(lr->f)) {
-                snprintf(err, errlen, "%s: read error after line %llu: %s", lr->path, lr->lineno, strerror(errno));
-                return -1;
+        char *line, e[384];
+        size_t len;
+        bool complete;
+        int got = logsrc_line(lr->src, &line, &len, &complete, e, sizeof e);
+        if (got <= 0) {
+            if (got < 0)
+                snprintf(err, errlen, "%s:%llu: %s", lr->path, lr->lineno + 1, e);
+            else if (logsrc_warning(lr->src)) {
+                snprintf(lr->warning, sizeof lr->warning, "%s", logsrc_warning(lr->src));
+                lr->warned = true;
             }
-            return 0;
+            return got;
         }
         lr->lineno++;
-        bool complete = n > 0 && lr->line[n - 1] == '\n';
-        size_t len = (size_t)n - complete;
-        if (len > 0 && lr->line[len - 1] == '\r')
-            len--;
         if (len == 0)
             continue;
-        char e[384];
-        if (len > LOGREAD_MAX_LINE) {
-            snprintf(err, errlen, "%s:%llu: line of %zu bytes is too long for a gpumon record", lr->path,
-                     lr->lineno, len);
-            return -1;
-        }
-        if (logread_tree_parse(lr, t, lr->line, len, rec, e, sizeof e) == 0)
+        if (logread_tree_parse(lr, t, line, len, rec, e, sizeof e) == 0)
             return 1;
         if (!complete) {   /* the last line, cut short */
             snprintf(lr->warning, sizeof lr->warning, "%s:%llu: the last line is incomplete (%zu bytes, no "
@@ -584,8 +579,7 @@ void logread_close(struct logread *lr)
         pthread_mutex_unlock(&lr->mu);
         pthread_join(lr->thread, NULL);
     }
-    if (lr->own)
-        fclose(lr->f);
+    logsrc_close(lr->src);
     for (int i = 0; i <= LOGREAD_SLOTS; i++) {
         struct logread_tree *t = i < LOGREAD_SLOTS ? &lr->slots[i].tree : &lr->direct;
         logread_release(t);
@@ -595,7 +589,6 @@ void logread_close(struct logread *lr)
     pthread_mutex_destroy(&lr->mu);
     pthread_cond_destroy(&lr->more);
     pthread_cond_destroy(&lr->room);
-    free(lr->line);
     free(lr->path);
     free(lr);
 }

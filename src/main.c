@@ -1,6 +1,9 @@
 /*
- * main.c: command dispatch. `gpumon [COMMAND] [OPTIONS]`; without a
- * command, watch. Global flags: --help, --version, --list-metrics.
+ * main.c: command dispatch over the command table. `gpumon [COMMAND]
+ * [OPTIONS]`; without a command, watch; invoked as nvidia-smi, query. The
+ * command's signals are set up (sig.h) before it runs, and standard output
+ * is checked after it (cmd_finish_stdout). Global flags: --help,
+ * --version, --list-metrics.
  */
 #include <libgen.h>
 #include <stdio.h>
@@ -8,57 +11,67 @@
 #include "cmd.h"
 #include "exitcodes.h"
 #include "metrics.h"
+#include "sig.h"
 
-static const char main_help[] =
-    "Usage: gpumon [COMMAND] [OPTIONS]\n"
-    "Watch NVIDIA GPUs through NVML: utilization, memory, temperature, power, clocks,\n"
-    "throttle reasons, PCIe, ECC and the host's CPU, as text, CSV or JSON Lines.\n\n"
-    "Commands:\n"
-    "  watch          sample GPUs and print or log records (the default)\n"
-    "  query          nvidia-smi compatible --query-gpu / --query-compute-apps in its CSV format\n"
-    "                 (also what gpumon does when invoked as nvidia-smi)\n"
-    "  serve          Prometheus exporter: /metrics over HTTP(S), optional basic auth, dcgm names\n"
-    "  run            run a training command, watch its GPUs and processes, explain low utilization\n"
-    "                 (gpumon run [OPTIONS] -- CMD ARGS...)\n"
-    "  diagnose       the same analysis of a recorded JSON Lines log (gpumon diagnose LOG.jsonl)\n"
-    "  report         an HTML report with charts and verdicts (gpumon report LOG.jsonl -o FILE.html)\n\n"
-    "Global options:\n"
-    "  --list-metrics print the metric table: keys, units, Prometheus names, descriptions\n"
-    "  --version      print the version\n"
-    "  --help         this help; gpumon COMMAND --help for a command's options\n\n"
-    "Without a GPU, add --sim to run on the bundled simulated GPUs (--scenario NAME picks a\n"
-    "situation, e.g. input-bound). Exit status: 0 ok, 1 runtime error, 2 usage, 3 no NVML\n"
-    "library (or the CUDA stub), 4 NVML init failed, 5 no GPU.\n";
+static const struct cmd_entry *const main_commands[] = {
+    &cmd_watch_entry, &cmd_query_entry, &cmd_serve_launcher, &cmd_run_entry, &cmd_diagnose_entry, &cmd_report_entry,
+};
+#define MAIN_NCOMMANDS (sizeof main_commands / sizeof main_commands[0])
+
+static int main_help(void)
+{
+    printf("Usage: gpumon [COMMAND] [OPTIONS]\n"
+           "Watch NVIDIA GPUs through NVML: utilization, memory, temperature, power, clocks,\n"
+           "throttle reasons, PCIe, ECC and the host's CPU, as text, CSV or JSON Lines.\n\n"
+           "Commands:\n");
+    for (size_t i = 0; i < MAIN_NCOMMANDS; i++) {
+        const char *s = main_commands[i]->summary;
+        printf("  %-13s", main_commands[i]->name);
+        while (*s) {
+            size_t n = strcspn(s, "\n");
+            printf("%.*s\n", (int)n, s);
+            s += n + (s[n] == '\n');
+            if (*s)
+                printf("%15s", "");
+        }
+    }
+    printf("\nGlobal options:\n"
+           "  --list-metrics print the metric table: keys, units, Prometheus names, descriptions\n"
+           "  --version      print the version\n"
+           "  --help         this help; gpumon COMMAND --help for a command's options\n\n"
+           "Without a GPU, add --sim to run on the bundled simulated GPUs (--scenario NAME picks a\n"
+           "situation, e.g. input-bound). Exit status: 0 ok, 1 runtime error, 2 usage, 3 no NVML\n"
+           "library (or the CUDA stub), 4 NVML init failed, 5 no GPU.\n");
+    return EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
     char self[256];
     snprintf(self, sizeof self, "%s", argv[0]);
-    if (!strcmp(basename(self), "nvidia-smi"))
-        return cmd_query(argc, argv, true);
-    if (argc > 1 && !strcmp(argv[1], "--help"))
-        return fputs(main_help, stdout) < 0 ? EXIT_RUNTIME : EXIT_OK;
-    if (argc > 1 && !strcmp(argv[1], "--version"))
-        return printf("gpumon %s\n", GPUMON_VERSION) < 0 ? EXIT_RUNTIME : EXIT_OK;
-    if (argc > 1 && !strcmp(argv[1], "--list-metrics")) {
-        metric_print_table();
-        return EXIT_OK;
+    if (!strcmp(basename(self), "nvidia-smi")) {
+        sig_setup(cmd_query_entry.signals);
+        return cmd_finish_stdout("query", cmd_query(argc, argv, true));
     }
-    if (argc > 1 && !strcmp(argv[1], "query"))
-        return cmd_query(argc - 1, argv + 1, false);
-    if (argc > 1 && !strcmp(argv[1], "serve"))
-        return cmd_serve(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "watch"))
-        return cmd_watch(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "run"))
-        return cmd_run(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "diagnose"))
-        return cmd_diagnose(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "report"))
-        return cmd_report(argc - 1, argv + 1);
-    if (argc > 1 && argv[1][0] != '-') {
-        fprintf(stderr, "gpumon: unknown command \"%s\" (see gpumon --help)\n", argv[1]);
-        return EXIT_USAGE;
+    const char *word = argc > 1 ? argv[1] : "";
+    if (!strcmp(word, "--help"))
+        return cmd_finish_stdout("", main_help());
+    if (!strcmp(word, "--version"))
+        return cmd_finish_stdout("", (printf("gpumon %s\n", GPUMON_VERSION), EXIT_OK));
+    if (!strcmp(word, "--list-metrics"))
+        return cmd_finish_stdout("", (metric_print_table(), EXIT_OK));
+    const struct cmd_entry *e = &cmd_watch_entry;
+    if (word[0] && word[0] != '-') {
+        e = NULL;
+        for (size_t i = 0; i < MAIN_NCOMMANDS && !e; i++)
+            if (!strcmp(word, main_commands[i]->name))
+                e = main_commands[i];
+        if (!e) {
+            fprintf(stderr, "gpumon: unknown command \"%.200s\" (see gpumon --help)\n", word);
+            return EXIT_USAGE;
+        }
+        argc--, argv++;
     }
-    return cmd_watch(argc, argv);
+    sig_setup(e->signals);
+    return cmd_finish_stdout(e->name, e->exec(argc, argv));
 }

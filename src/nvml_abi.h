@@ -86,6 +86,17 @@ enum {
 
 /* Enums used as parameters (facts §10, §13, §15, §16, §18, §20). */
 enum { NVML_TEMPERATURE_GPU = 0 };
+enum {
+    NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
+    NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1,
+    NVML_TEMPERATURE_THRESHOLD_MEM_MAX = 2,
+    NVML_TEMPERATURE_THRESHOLD_GPU_MAX = 3,
+    NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN = 4,
+    NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR = 5,
+    NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX = 6,
+    NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
+    NVML_TEMPERATURE_THRESHOLD_COUNT = 8
+};
 enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3,
        NVML_CLOCK_COUNT = 4 };
 enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
@@ -113,6 +124,7 @@ enum {
     NVML_VALUE_TYPE_UNSIGNED_SHORT = 6
 };
 typedef int nvmlTemperatureSensors_t;
+typedef int nvmlTemperatureThresholds_t;
 typedef int nvmlClockType_t;
 typedef int nvmlPcieUtilCounter_t;
 typedef int nvmlPstates_t;
@@ -361,6 +373,7 @@ _Static_assert(sizeof(nvmlEventData_legacy_t) == 24, "legacy nvmlEventData_t");
     X(nvmlDeviceGetMemoryInfo_v2, (NVML_DEV, nvmlMemory_v2_t *memory)) \
     X(nvmlDeviceGetTemperature, (NVML_DEV, nvmlTemperatureSensors_t sensorType, unsigned int *temp)) \
     X(nvmlDeviceGetTemperatureV, (NVML_DEV, nvmlTemperature_v1_t *temperature)) \
+    X(nvmlDeviceGetTemperatureThreshold, (NVML_DEV, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)) \
     X(nvmlDeviceGetFanSpeed, (NVML_DEV, unsigned int *speed)) \
     X(nvmlDeviceGetFanSpeed_v2, (NVML_DEV, unsigned int fan, unsigned int *speed)) \
     X(nvmlDeviceGetNumFans, (NVML_DEV, unsigned int *numFans)) \

@@ -1,7 +1,9 @@
 /*
- * out.c: whole-record writes with truncate-on-failure and a retry backlog
- * (see out.h). The backlog is capped; past the cap the oldest complete
- * records are dropped and counted, never parts of records.
+ * out.c: whole-record writes with truncate-on-failure and a retry backlog,
+ * plain or zstd (see out.h). The backlog is a ring of records: queuing and
+ * writing are O(1) per record whatever its size, and a full backlog drops
+ * the newest record, so a compressed stream stays contiguous (a zstd block
+ * depends on the ones before it, so the oldest may not be dropped).
  */
 #include "out.h"
 
@@ -12,23 +14,54 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
-#define OUT_BACKLOG_MAX (64u << 20)
+#define OUT_ZSTD_LEVEL 3
+
+bool out_is_zstd_path(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 4 && !strcmp(path + n - 4, ".zst");
+}
+
+static const char *out_where(const struct out *o)
+{
+    return o->path ? o->path : "standard output";
+}
+
+static int out_zstd_start(struct out *o, char *err, size_t errlen)
+{
+    ZSTD_CCtx *c = o->zstd ? o->zstd : ZSTD_createCCtx();
+    if (!c) {
+        snprintf(err, errlen, "cannot start zstd compression for %s", o->path);
+        return -1;
+    }
+    ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, OUT_ZSTD_LEVEL);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    o->zstd = c;
+    return 0;
+}
 
 int out_open(struct out *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
-    sbuf_init(&o->backlog);
+    sbuf_init(&o->z);
     if (!path || !strcmp(path, "-")) {
         o->fd = STDOUT_FILENO;
         return 0;
     }
     o->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (o->fd < 0) {
-        snprintf(err, errlen, "cannot open output file %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open output file %.3000s: %s", path, strerror(errno));
         return -1;
     }
     o->path = xstrdup(path);
+    if (out_is_zstd_path(path) && out_zstd_start(o, err, errlen) != 0) {
+        close(o->fd);
+        free(o->path);
+        return -1;
+    }
     return 0;
 }
 
@@ -62,47 +95,120 @@ static int out_write_all(struct out *o, const char *buf, size_t len)
     return 0;
 }
 
-/* Drops whole records from the front until the backlog fits the cap. */
-static void out_trim_backlog(struct out *o)
+/* Compresses one record (or, with len 0 and end, the frame's epilogue)
+ * into o->z, flushed so that a reader can decode it now. */
+static int out_compress(struct out *o, const char *buf, size_t len, bool end)
 {
-    while (o->backlog.len > OUT_BACKLOG_MAX) {
-        char *nl = memchr(o->backlog.data, '\n', o->backlog.len);
-        size_t cut = nl ? (size_t)(nl - o->backlog.data) + 1 : o->backlog.len;
-        memmove(o->backlog.data, o->backlog.data + cut, o->backlog.len - cut);
-        o->backlog.len -= cut;
-        o->dropped++;
+    ZSTD_inBuffer in = {buf, len, 0};
+    sbuf_reset(&o->z);
+    for (;;) {
+        sbuf_grow(&o->z, ZSTD_CStreamOutSize());
+        ZSTD_outBuffer ob = {o->z.data + o->z.len, o->z.cap - o->z.len - 1, 0};
+        size_t left = ZSTD_compressStream2(o->zstd, &ob, &in, end ? ZSTD_e_end : ZSTD_e_flush);
+        if (ZSTD_isError(left)) {
+            util_warn("zstd compression for %s failed: %s", o->path, ZSTD_getErrorName(left));
+            return -1;
+        }
+        o->z.len += ob.pos;
+        if (left == 0 && in.pos == in.size)
+            return 0;
     }
+}
+
+static void out_queue(struct out *o, const char *data, size_t len)
+{
+    if (o->qn == o->qcap) {
+        size_t ncap = o->qcap ? o->qcap * 2 : 64;
+        struct out_block *q = xmalloc(ncap * sizeof *q);
+        for (size_t i = 0; i < o->qn; i++)
+            q[i] = o->q[(o->qhead + i) % o->qcap];
+        free(o->q);
+        o->q = q, o->qcap = ncap, o->qhead = 0;
+    }
+    struct out_block *b = &o->q[(o->qhead + o->qn++) % o->qcap];
+    b->data = xmalloc(len);
+    memcpy(b->data, data, len);
+    b->len = len;
+    o->qbytes += len;
+}
+
+/* Writes queued records in order until one fails. Returns 0 when the
+ * backlog is empty. */
+static int out_drain(struct out *o)
+{
+    while (o->qn) {
+        struct out_block *b = &o->q[o->qhead];
+        if (out_write_all(o, b->data, b->len) != 0)
+            return -1;
+        o->qbytes -= b->len;
+        free(b->data);
+        o->qhead = (o->qhead + 1) % o->qcap;
+        o->qn--;
+    }
+    return 0;
+}
+
+/* Empties the backlog; count: whether its records count as dropped. */
+static void out_discard(struct out *o, bool count)
+{
+    while (o->qn) {
+        free(o->q[o->qhead].data);
+        o->qhead = (o->qhead + 1) % o->qcap;
+        o->qn--;
+        o->dropped += count;
+    }
+    o->qbytes = 0;
 }
 
 int out_write(struct out *o, const char *buf, size_t len)
 {
-    const char *where = o->path ? o->path : "standard output";
-    if (o->backlog.len == 0) {
+    if (o->qn && o->qbytes + (o->zstd ? ZSTD_compressBound(len) : len) > OUT_BACKLOG_MAX) {
+        o->dropped++;   /* full: the newest goes, the backlog stays a contiguous stream */
+        if (out_drain(o) == 0)
+            goto recovered;
+        return 0;
+    }
+    if (o->zstd) {
+        if (out_compress(o, buf, len, false) != 0) {
+            o->dropped++;
+            return 0;
+        }
+        buf = o->z.data, len = o->z.len;
+    }
+    if (o->qn == 0) {
         if (out_write_all(o, buf, len) == 0)
             return 0;   /* the usual case: no copy */
         if (errno == EPIPE)
             return -1;
-        sbuf_add(&o->backlog, buf, len);
+        out_queue(o, buf, len);
     } else {
-        sbuf_add(&o->backlog, buf, len);
-        out_trim_backlog(o);
-        if (out_write_all(o, o->backlog.data, o->backlog.len) == 0) {
-            util_warn("writing to %s again: delayed records written%s", where,
-                      o->dropped ? " (some were dropped: the backlog was full)" : "");
-            o->failing = false;
-            sbuf_reset(&o->backlog);
-            return 0;
-        }
+        out_queue(o, buf, len);
+        if (out_drain(o) == 0)
+            goto recovered;
         if (errno == EPIPE) {
-            sbuf_reset(&o->backlog);   /* the reader is gone: nothing will ever read these */
+            out_discard(o, false);   /* the reader is gone: nothing will ever read these */
             return -1;
         }
     }
     if (!o->failing)
-        util_warn("cannot write to %s: %s; keeping records in memory and retrying at every sample", where,
-                  strerror(errno));
+        util_warn("cannot write to %s: %s; keeping records in memory (up to %u MiB) and retrying at every sample",
+                  out_where(o), strerror(errno), OUT_BACKLOG_MAX >> 20);
     o->failing = true;
     return 0;
+recovered:
+    util_warn("writing to %s again: delayed records written%s", out_where(o),
+              o->dropped ? " (some were dropped: the backlog was full)" : "");
+    o->failing = false;
+    return 0;
+}
+
+/* Ends a compressed log's frame on the current file, after its backlog.
+ * Returns 0, or -1 when the backlog or the epilogue could not be written. */
+static int out_zstd_end(struct out *o)
+{
+    if (out_drain(o) != 0 || out_compress(o, "", 0, true) != 0)
+        return -1;
+    return out_write_all(o, o->z.data, o->z.len);
 }
 
 int out_reopen(struct out *o, char *err, size_t errlen)
@@ -111,25 +217,44 @@ int out_reopen(struct out *o, char *err, size_t errlen)
         return 0;
     int fd = open(o->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot reopen output file %s: %s (still writing to the old file)", o->path,
+        snprintf(err, errlen, "cannot reopen output file %.3000s: %s (still writing to the old file)", o->path,
                  strerror(errno));
         return -1;
     }
+    if (o->zstd && out_zstd_end(o) != 0 && o->qn) {
+        /* the delayed records continue the old file's stream: they cannot start the new one */
+        util_warn("%zu delayed records for %s were dropped when it was reopened", o->qn, o->path);
+        out_discard(o, true);
+    }
     close(o->fd);
     o->fd = fd;
+    if (o->zstd)
+        out_zstd_start(o, err, errlen);   /* a new frame: cannot fail with a context that exists */
     return 0;
 }
 
-void out_close(struct out *o)
+int out_close(struct out *o)
 {
-    if (o->backlog.len && out_write_all(o, o->backlog.data, o->backlog.len) != 0)
-        util_warn("%zu bytes of records could not be written to %s: %s", o->backlog.len,
-                  o->path ? o->path : "standard output", strerror(errno));
-    if (o->dropped)
-        util_warn("%llu records were dropped while %s could not be written", o->dropped,
-                  o->path ? o->path : "standard output");
-    if (o->path)
-        close(o->fd);
+    int rc = 0;
+    if (o->zstd && out_zstd_end(o) != 0 && o->qn == 0)
+        util_warn("the end of the compressed log %s could not be written (%s): every record is there, but "
+                  "zstd will say the file is truncated", o->path, strerror(errno));
+    if (out_drain(o) != 0) {
+        util_warn("%zu records could not be written to %s: %s", o->qn, out_where(o), strerror(errno));
+        out_discard(o, false);
+        rc = -1;
+    }
+    if (o->dropped) {
+        util_warn("%llu records were dropped while %s could not be written", o->dropped, out_where(o));
+        rc = -1;
+    }
+    if (o->path && close(o->fd) != 0) {
+        util_warn("closing %s: %s", o->path, strerror(errno));
+        rc = -1;
+    }
+    ZSTD_freeCCtx(o->zstd);
+    free(o->q);
     free(o->path);
-    sbuf_free(&o->backlog);
+    sbuf_free(&o->z);
+    return rc;
 }

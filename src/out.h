@@ -1,11 +1,15 @@
 /*
  * out.h: where records go: standard output or a log file opened for
- * appending. A record is written whole or not at all: if a write fails
- * part-way (disk full), the file is truncated back to the last complete
- * record and the record is kept in a bounded in-memory backlog that is
- * retried before every later write, so writing resumes by itself when
- * space returns and no torn line is ever left in the middle of the file.
- * out_reopen() serves SIGHUP (logrotate moved the file away).
+ * appending, plain or zstd-compressed (a path ending in ".zst"). A record
+ * is written whole or not at all: if a write fails part-way (disk full),
+ * the file is truncated back to the last complete record and the record
+ * is kept in a bounded in-memory backlog of whole records, retried before
+ * every later write, so writing resumes by itself when space returns and
+ * no torn record is ever left in the middle of the file. When the backlog
+ * is full, newer records are dropped and counted (never parts of records).
+ * A compressed log is one zstd frame per file opened, flushed at every
+ * record: a reader sees every finished record, and kill -9 loses at most
+ * the one being written. out_reopen() serves SIGHUP (logrotate).
  */
 #ifndef GPUMON_OUT_H
 #define GPUMON_OUT_H
@@ -14,26 +18,40 @@
 #include <stddef.h>
 #include "util.h"
 
+#define OUT_BACKLOG_MAX (64u << 20)   /* bytes of records kept while the output fails */
+
+struct out_block {
+    char *data;
+    size_t len;
+};
+
 struct out {
     int fd;
     char *path;                 /* NULL for standard output */
-    struct sbuf backlog;        /* complete records not yet written */
+    void *zstd;                 /* ZSTD_CCtx of a compressed log, else NULL */
+    struct sbuf z;              /* one record, compressed */
+    struct out_block *q;        /* backlog: a ring of whole records (as written: compressed or not) */
+    size_t qcap, qhead, qn, qbytes;
     unsigned long long dropped; /* records dropped because the backlog was full */
     bool failing;               /* the last write failed; a warning was printed */
 };
 
+/* True when path names a zstd-compressed log (it ends in ".zst"). */
+bool out_is_zstd_path(const char *path);
 /* Opens path for appending (created 0644), or standard output when path is
- * NULL. Returns 0, or -1 with a message in err. */
+ * NULL or "-". Returns 0, or -1 with a message in err. */
 int out_open(struct out *o, const char *path, char *err, size_t errlen);
 /* True when the output is a file that is empty (it needs a header). */
 bool out_is_empty(const struct out *o);
 /* Writes one complete record (or queues it, see above). Returns 0 when it
- * reached the output or the backlog, -1 when the output is gone for good
- * (EPIPE on standard output). */
+ * reached the output or the backlog (or was dropped and counted), -1 when
+ * the output is gone for good (EPIPE on standard output). */
 int out_write(struct out *o, const char *buf, size_t len);
-/* Reopens the file at its path. Returns 0, or -1 with a message. */
+/* Reopens the file at its path (a compressed log ends its frame first).
+ * Returns 0, or -1 with a message. */
 int out_reopen(struct out *o, char *err, size_t errlen);
-/* Final attempt to write the backlog, then closes. */
-void out_close(struct out *o);
+/* Writes what is left and closes. Returns 0 when every record reached the
+ * output, or -1 after a message saying how many did not. */
+int out_close(struct out *o);
 
 #endif

@@ -84,7 +84,9 @@ static int query_split(const char *list, int max, char *bad, size_t badlen, int 
             len--;
         char name[128];
         snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
-        if (len == 0 || len >= sizeof name || n >= max || match(name, n, out) != 0) {
+        if (n >= max)
+            return QUERY_TOO_MANY;
+        if (len == 0 || len >= sizeof name || match(name, n, out) != 0) {
             snprintf(bad, badlen, "%s", name);
             return -1;
         }

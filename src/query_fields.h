@@ -49,7 +49,9 @@ struct query_app_field_row {
 extern const struct query_app_field_row query_app_fields[QA_COUNT];
 
 /* Parses a comma-separated list into row pointers (gpu) or indices (apps).
- * Returns the count, or -1 with the offending name in bad. */
+ * Returns the count; -1 with the offending name in bad; or QUERY_TOO_MANY
+ * when the list holds more than max fields. */
+#define QUERY_TOO_MANY (-2)
 int query_parse_gpu_fields(const char *list, const struct query_field **out, int max, char *bad, size_t badlen);
 int query_parse_app_fields(const char *list, enum query_app_field *out, int max, char *bad, size_t badlen);
 

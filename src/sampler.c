@@ -161,8 +161,8 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
     if (o->job_pid > 0)
         host_job_watch(&s->host, o->job_pid);
 
-    if (nvml.get_count(&s->ndev) != NVML_SUCCESS)
-        s->ndev = 0;
+    if (!nvml.get_count || nvml.get_count(&s->ndev) != NVML_SUCCESS)
+        s->ndev = 0;   /* no NVML (gpumon run without a driver): host figures only */
     struct sampler_gpu *all = xcalloc(s->ndev ? s->ndev : 1, sizeof *all);
     for (unsigned i = 0; i < s->ndev; i++) {
         struct sampler_gpu *g = &all[i];

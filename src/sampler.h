@@ -7,7 +7,8 @@
  * and starts a slow-reader thread for metrics whose NVML call is slow (PCIe
  * throughput, ~20 ms per call), so they never hold back fast sampling.
  * sampler_sample() fills one record: fast metrics are read now, slow ones
- * are copied from the thread's latest reading. Call after nvml_open().
+ * are copied from the thread's latest reading. Call after nvml_open(); a
+ * sampler opened without NVML has no GPU and samples the host only.
  */
 #ifndef GPUMON_SAMPLER_H
 #define GPUMON_SAMPLER_H

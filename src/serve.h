@@ -58,7 +58,13 @@ struct serve_http *serve_http_start(struct serve_state *st, const struct serve_h
                                     size_t errlen);
 void serve_http_stop(struct serve_http *h);
 /* Binds and listens on "[HOST]:PORT", "HOST:PORT" or ":PORT". Returns the
- * socket, or -1 with a message naming the address and the cause. */
+ * socket, or with a message naming the address and the cause:
+ * SERVE_BAD_ADDRESS when it is not an address (a usage error), -1 when it
+ * cannot be bound (in use, no privilege). */
+#define SERVE_BAD_ADDRESS (-2)
 int serve_http_listen(const char *address, char *err, size_t errlen);
+/* The address fd listens on, as a URL's host:port ("node1:9445" for all
+ * addresses, "127.0.0.1:9445", "[::1]:9445"), for the start-up line. */
+void serve_http_describe(int fd, char *out, size_t len);
 
 #endif

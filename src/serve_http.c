@@ -11,6 +11,7 @@
  * socket is made here before anything else starts, so an address in use
  * is reported by name with nothing half-started.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -152,9 +153,9 @@ int serve_http_listen(const char *address, char *err, size_t errlen)
     char host[256] = "", port[16] = "";
     const char *colon = strrchr(address, ':');
     if (!colon || !colon[1] || strlen(colon + 1) >= sizeof port || (size_t)(colon - address) >= sizeof host) {
-        snprintf(err, errlen, "--web.listen-address \"%s\": expected [HOST]:PORT, e.g. :9445 or 127.0.0.1:9445",
-                 address);
-        return -1;
+        snprintf(err, errlen, "--web.listen-address \"%.200s\": expected [HOST]:PORT, e.g. :9445 or "
+                 "127.0.0.1:9445", address);
+        return SERVE_BAD_ADDRESS;
     }
     memcpy(host, address, (size_t)(colon - address));
     snprintf(port, sizeof port, "%s", colon + 1);
@@ -165,15 +166,17 @@ int serve_http_listen(const char *address, char *err, size_t errlen)
     }
     char *end;
     long pn = strtol(port, &end, 10);
-    if (*end || pn < 0 || pn > 65535) {
-        snprintf(err, errlen, "--web.listen-address \"%s\": \"%s\" is not a port number (0-65535)", address, port);
-        return -1;
+    if (*end || pn < 0 || pn > 65535 || !isdigit((unsigned char)port[0])) {
+        snprintf(err, errlen, "--web.listen-address \"%.200s\": \"%s\" is not a port number (0-65535)", address,
+                 port);
+        return SERVE_BAD_ADDRESS;
     }
     struct addrinfo hints = {.ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
     int g = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
     if (g) {
-        snprintf(err, errlen, "--web.listen-address \"%s\": cannot resolve \"%s\": %s", address, host, gai_strerror(g));
-        return -1;
+        snprintf(err, errlen, "--web.listen-address \"%.200s\": cannot resolve \"%s\": %s", address, host,
+                 gai_strerror(g));
+        return g == EAI_NONAME ? SERVE_BAD_ADDRESS : -1;
     }
     int fd = -1, e = 0;
     /* Without a host, prefer the IPv6 wildcard (dual stack), then IPv4. */
@@ -244,4 +247,22 @@ void serve_http_stop(struct serve_http *h)
         return;
     MHD_stop_daemon(h->d);
     free(h);
+}
+
+void serve_http_describe(int fd, char *out, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char host[NI_MAXHOST], port[NI_MAXSERV];
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
+        getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+        snprintf(out, len, "(unknown address)");
+        return;
+    }
+    bool any = !strcmp(host, "::") || !strcmp(host, "0.0.0.0");
+    if (any && gethostname(host, sizeof host) == 0)
+        host[sizeof host - 1] = '\0';
+    snprintf(out, len, "%s%s%s:%s", !any && strchr(host, ':') ? "[" : "", host,
+             !any && strchr(host, ':') ? "]" : "", port);
 }

@@ -166,14 +166,12 @@ uint64_t util_mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int util_sleep_next(uint64_t *next, uint64_t step)
+void util_next_deadline(uint64_t *next, uint64_t step)
 {
     *next += step;
     uint64_t now = util_mono_ns();
     if (step && now > *next)
         *next += ((now - *next) / step + 1) * step;
-    struct timespec until = {(time_t)(*next / 1000000000ull), (long)(*next % 1000000000ull)};
-    return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
 }
 
 void util_rfc3339(const struct timespec *t, char out[32])

@@ -67,11 +67,10 @@ uint64_t util_mono_ns(void);
 /* Initializes a condition variable whose timed waits use CLOCK_MONOTONIC
  * deadlines (util_mono_ns), so changes of the wall clock do not move them. */
 void util_cond_init_monotonic(pthread_cond_t *cv);
-/* Advances *next by one step on the monotonic clock, skipping deadlines
- * already missed (no bunching, no drift), and sleeps until it. Returns 0 at
- * the deadline, or EINTR when a signal interrupted the sleep (call again to
- * go on waiting for the same deadline with step 0). */
-int util_sleep_next(uint64_t *next, uint64_t step);
+/* Advances *next by one step on the monotonic clock (util_mono_ns),
+ * skipping deadlines already missed: no bunching, no drift. Sleeping until
+ * it is sig_wait()'s (sig.h), so that signals end the wait. */
+void util_next_deadline(uint64_t *next, uint64_t step);
 /* Formats t as RFC 3339 UTC with milliseconds: 2026-11-29T21:03:04.567Z. */
 void util_rfc3339(const struct timespec *t, char out[32]);
 /* Parses a duration: "250ms", "1.5s", "2" (seconds), "1m". Returns -1 on error. */

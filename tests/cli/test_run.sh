@@ -46,10 +46,16 @@ gr --interval 100ms -- sh -c 'echo "$@"' sh --window x > "$T/out" 2>/dev/null
 expect_eq "arguments after --" "$(cat "$T/out")" "--window x"
 gr > /dev/null 2> "$T/err"; expect_eq "no command" "$?" 2
 expect_match "no command message" "$(cat "$T/err")" "give the command to run"
-# No NVML: the command does not start.
-"$GPUMON" run --nvml /nonexistent/libnvidia-ml.so.1 -- touch "$T/started" > /dev/null 2>&1; rc=$?
-expect_eq "no NVML exit" "$rc" 3
-[ ! -e "$T/started" ] && ok || fail "the command ran without NVML"
+# No NVML: a monitor never stops the work it watches: the command runs, gpumon
+# says once why it cannot watch the GPUs, and the status is the command's.
+"$GPUMON" run --nvml /nonexistent/libnvidia-ml.so.1 --interval 100ms -- sh -c "touch '$T/started'; exit 7" \
+  > /dev/null 2> "$T/err"; rc=$?
+expect_eq "no NVML: the command's status" "$rc" 7
+[ -e "$T/started" ] && ok || fail "the command did not run without NVML"
+expect_match "no NVML: why" "$(cat "$T/err")" "cannot load the NVML library /nonexistent"
+expect_eq "no NVML: said once" "$(grep -c "cannot watch the GPUs" "$T/err")" 1
+rm -f "$T/started"
+# A usage error (a --gpus no GPU matches) is the user's to fix: nothing starts.
 gr --gpus 9 -- touch "$T/started" > /dev/null 2>&1; expect_eq "bad --gpus" "$?" 2
 [ ! -e "$T/started" ] && ok || fail "the command ran with a bad --gpus"
 

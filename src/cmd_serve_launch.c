@@ -1,0 +1,60 @@
+/*
+ * cmd_serve_launch.c: `gpumon serve` as gpumon itself knows it. The
+ * exporter (cmd_serve.c and the serve_* files) is built into a module,
+ * gpumon-serve.so, with libmicrohttpd, GnuTLS, libyaml and libcrypt; this
+ * launcher loads it only when serve runs, so the other commands never map
+ * those libraries (their memory and start-up). The module resolves its
+ * calls into gpumon's core against this binary, so it must come from the
+ * same build: its version is checked before it runs.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmd.h"
+#include "exitcodes.h"
+
+#ifndef GPUMON_SERVE_INSTALLED
+#define GPUMON_SERVE_INSTALLED "/usr/local/lib/gpumon/gpumon-serve.so"
+#endif
+
+static int cmd_serve_launch(int argc, char **argv)
+{
+#ifndef GPUMON_HAVE_SERVE
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "gpumon serve: this gpumon was built without the Prometheus exporter: install "
+            "libmicrohttpd-dev, libgnutls28-dev, libyaml-dev and libcrypt-dev (scripts/deps.sh does), then "
+            "configure and build again (cmake -S . -B build -DGPUMON_SERVE=ON)\n");
+    return EXIT_RUNTIME;
+#else
+    char path[PATH_MAX];
+    if (!cmd_find_part("gpumon-serve.so", GPUMON_SERVE_INSTALLED, path, sizeof path)) {
+        fprintf(stderr, "gpumon serve: the exporter module gpumon-serve.so was not found next to gpumon or in %s; "
+                "build it (cmake --build build) or reinstall gpumon\n", GPUMON_SERVE_INSTALLED);
+        return EXIT_RUNTIME;
+    }
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        fprintf(stderr, "gpumon serve: cannot load the exporter module %s: %s\n", path, dlerror());
+        return EXIT_RUNTIME;
+    }
+    const char *version = dlsym(dl, "gpumon_serve_version");
+    int (*serve)(int, char **) = NULL;
+    *(void **)&serve = dlsym(dl, "cmd_serve");
+    if (!version || !serve || strcmp(version, GPUMON_VERSION) != 0) {
+        fprintf(stderr, "gpumon serve: the exporter module %s is not gpumon %s's (version %s); reinstall gpumon\n",
+                path, GPUMON_VERSION, version ? version : "unknown");
+        dlclose(dl);
+        return EXIT_RUNTIME;
+    }
+    return serve(argc, argv);   /* the module stays loaded: its threads may outlive a hung collector */
+#endif
+}
+
+const struct cmd_entry cmd_serve_launcher = {
+    .name = "serve",
+    .summary = "Prometheus exporter: /metrics over HTTP(S), optional basic auth, dcgm names",
+    .signals = (const int[])CMD_SERVE_SIGNALS,
+    .exec = cmd_serve_launch,
+};

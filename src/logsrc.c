@@ -1,0 +1,214 @@
+/*
+ * logsrc.c: log lines from plain or zstd input (see logsrc.h). Raw bytes
+ * are read in 128 KiB chunks; a compressed log is decompressed into a
+ * buffer of the same size; lines are cut from that buffer with memchr and
+ * copied into a line buffer that grows up to the bound and no further.
+ */
+#include "logsrc.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zstd.h>
+#include "util.h"
+
+#define LOGSRC_CHUNK (128u << 10)
+
+struct logsrc {
+    FILE *f;
+    bool own;
+    char *path;
+    char *raw;                  /* bytes read from the file */
+    size_t raw_pos, raw_end;
+    bool raw_eof, started;
+    ZSTD_DStream *z;            /* NULL: plain */
+    size_t z_left;              /* the last ZSTD_decompressStream hint: 0 between frames */
+    bool z_more;                /* the last call filled the output: more may wait inside */
+    unsigned long long z_in;    /* compressed bytes consumed, for messages */
+    char *buf;                  /* decompressed bytes (plain: points at raw) */
+    size_t pos, end;
+    char *line;
+    size_t len, cap;
+    char warning[3200];
+};
+
+int logsrc_open(struct logsrc **out, const char *path, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    struct stat st;
+    if (!f) {
+        snprintf(err, errlen, "cannot open log %.3000s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot read log %.3000s: it is a directory", path);
+        if (f != stdin)
+            fclose(f);
+        return -1;
+    }
+    struct logsrc *s = xcalloc(1, sizeof *s);
+    s->f = f;
+    s->own = f != stdin;
+    s->path = xstrdup(path);
+    s->raw = xmalloc(LOGSRC_CHUNK);
+    *out = s;
+    return 0;
+}
+
+/* Reads more raw bytes. Returns 0, or -1 with a message. */
+static int logsrc_read_raw(struct logsrc *s, char *err, size_t errlen)
+{
+    s->raw_pos = 0;
+    s->raw_end = fread(s->raw, 1, LOGSRC_CHUNK, s->f);
+    if (s->raw_end == 0) {
+        if (ferror(s->f)) {
+            snprintf(err, errlen, "%.3000s: read error: %s", s->path, strerror(errno));
+            return -1;
+        }
+        s->raw_eof = true;
+    }
+    return 0;
+}
+
+/* Decides plain or zstd from the first bytes. */
+static int logsrc_start(struct logsrc *s, char *err, size_t errlen)
+{
+    static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+    s->started = true;
+    if (logsrc_read_raw(s, err, errlen) != 0)
+        return -1;
+    if (s->raw_end >= 4 && !memcmp(s->raw, magic, 4)) {
+        s->z = ZSTD_createDStream();
+        if (!s->z) {
+            snprintf(err, errlen, "%.3000s: cannot start zstd decompression", s->path);
+            return -1;
+        }
+        ZSTD_initDStream(s->z);
+        s->buf = xmalloc(LOGSRC_CHUNK);
+    } else {
+        s->buf = s->raw;
+        s->pos = 0, s->end = s->raw_end;
+    }
+    return 0;
+}
+
+/* Refills buf; at the end of the input leaves it empty. */
+static int logsrc_fill(struct logsrc *s, char *err, size_t errlen)
+{
+    if (!s->z) {
+        if (logsrc_read_raw(s, err, errlen) != 0)
+            return -1;
+        s->pos = 0, s->end = s->raw_end;
+        return 0;
+    }
+    s->pos = s->end = 0;
+    while (s->end == 0) {
+        if (s->raw_pos == s->raw_end && !s->z_more) {
+            if (!s->raw_eof && logsrc_read_raw(s, err, errlen) != 0)
+                return -1;
+            if (s->raw_eof) {
+                if (s->z_left != 0)
+                    snprintf(s->warning, sizeof s->warning, "%.3000s ends inside a zstd frame (the writer was "
+                             "killed, or the file was cut): every complete record before that was read", s->path);
+                return 0;
+            }
+        }
+        ZSTD_inBuffer in = {s->raw, s->raw_end, s->raw_pos};
+        ZSTD_outBuffer ob = {s->buf, LOGSRC_CHUNK, 0};
+        size_t r = ZSTD_decompressStream(s->z, &ob, &in);
+        s->z_in += in.pos - s->raw_pos;
+        s->raw_pos = in.pos;
+        if (ZSTD_isError(r)) {
+            snprintf(err, errlen, "%.3000s: compressed data is damaged near byte %llu: %s", s->path, s->z_in,
+                     ZSTD_getErrorName(r));
+            return -1;
+        }
+        s->z_left = r;
+        s->z_more = ob.pos == ob.size;
+        s->end = ob.pos;
+    }
+    return 0;
+}
+
+static int logsrc_append(struct logsrc *s, const char *p, size_t n, char *err, size_t errlen)
+{
+    if (s->len + n > LOGSRC_MAX_LINE) {
+        snprintf(err, errlen, "a line longer than %u MiB: not a gpumon record", LOGSRC_MAX_LINE >> 20);
+        return -1;
+    }
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + n + 1)
+            cap *= 2;
+        s->line = xrealloc(s->line, cap);
+        s->cap = cap;
+    }
+    memcpy(s->line + s->len, p, n);
+    s->len += n;
+    return 0;
+}
+
+int logsrc_line(struct logsrc *s, char **line, size_t *len, bool *complete, char *err, size_t errlen)
+{
+    if (!s->started && logsrc_start(s, err, errlen) != 0)
+        return -1;
+    s->len = 0;
+    for (;;) {
+        if (s->pos == s->end) {
+            if (logsrc_fill(s, err, errlen) != 0)
+                return -1;
+            if (s->end == 0) {   /* the end of the input */
+                if (s->len == 0)
+                    return 0;
+                *complete = false;
+                break;
+            }
+        }
+        const char *p = s->buf + s->pos, *nl = memchr(p, '\n', s->end - s->pos);
+        size_t n = nl ? (size_t)(nl - p) : s->end - s->pos;
+        if (logsrc_append(s, p, n, err, errlen) != 0)
+            return -1;
+        s->pos += n + (nl != NULL);
+        if (nl) {
+            *complete = true;
+            break;
+        }
+    }
+    if (s->len > 0 && s->line[s->len - 1] == '\r')
+        s->len--;
+    if (!s->line)
+        logsrc_append(s, "", 0, err, errlen);
+    s->line[s->len] = '\0';
+    *line = s->line;
+    *len = s->len;
+    return 1;
+}
+
+bool logsrc_compressed(const struct logsrc *s)
+{
+    return s->z != NULL;
+}
+
+const char *logsrc_warning(const struct logsrc *s)
+{
+    return s->warning[0] ? s->warning : NULL;
+}
+
+void logsrc_close(struct logsrc *s)
+{
+    if (!s)
+        return;
+    if (s->own)
+        fclose(s->f);
+    if (s->z) {
+        ZSTD_freeDStream(s->z);
+        free(s->buf);
+    }
+    free(s->raw);
+    free(s->line);
+    free(s->path);
+    free(s);
+}
