@@ -1,12 +1,35 @@
 #!/usr/bin/env bash
-# deps.sh: installs the Debian packages gpumon's build and tests need, only
-# those missing. Used by the quick start, the test command and CI.
+# deps.sh [build|test]: installs the packages gpumon needs, only those
+# missing, with apt on Debian 11/12 and Ubuntu 20.04/22.04/24.04.
+#   build  what building and running gpumon needs (scripts/demo)
+#   test   that plus the test suite's tools (scripts/test, CI; the default)
+# Without root it uses sudo. A package that is not available where one has
+# a fallback (Ubuntu's names) is replaced by the fallback.
 set -euo pipefail
-pkgs=(gcc make cmake pkg-config libcmocka-dev python3 procps time
-      libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl prometheus valgrind util-linux)
-pkgs+=(python3-yaml)   # tests/cli/test_deploy.sh and test_prometheus.sh read YAML
-pkgs+=(libcjson-dev chromium)   # diagnose/report read logs with cJSON; the report opens in chromium
-pkgs+=(clang libclang-rt-dev)   # the fuzz harnesses (libFuzzer)
+what=${1:-test}
+case $what in build|test) ;; *) echo "usage: scripts/deps.sh [build|test]" >&2; exit 2;; esac
+
+build=(gcc make cmake pkg-config libc6-dev libcjson-dev libzstd-dev
+       libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev)
+test=(libcmocka-dev python3 python3-yaml procps time curl openssl prometheus valgrind util-linux
+      zstd chromium clang libclang-rt-dev)
+pkgs=("${build[@]}")
+[ "$what" = test ] && pkgs+=("${test[@]}")
+
+# Ubuntu spells a few differently: chromium is a snap stub (use chromium-browser's
+# absence as "no browser": the report test skips), and the libFuzzer runtime comes
+# with clang's own version.
+. /etc/os-release 2>/dev/null || true
+if [ "${ID:-}" = ubuntu ]; then
+  v=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+  for i in "${!pkgs[@]}"; do
+    case ${pkgs[$i]} in
+      chromium) pkgs[$i]=chromium-browser;;
+      libclang-rt-dev) pkgs[$i]=libclang-rt-${v:-14}-dev;;
+    esac
+  done
+fi
+
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,4 +40,15 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+  # one package this release lacks must not stop the others: install them one by one and name the rest
+  left=()
+  for p in "${missing[@]}"; do
+    $SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 || left+=("$p")
+  done
+  echo "deps: could not install: ${left[*]}" >&2
+  for p in "${left[@]}"; do
+    for b in "${build[@]}"; do [ "$p" = "$b" ] && exit 1; done   # gpumon cannot build without it
+  done
+fi
+exit 0

@@ -84,8 +84,6 @@ int cmd_parse_interval(const char *cmd, const char *arg, double *ms);
  * max ms. Returns 0, or EXIT_USAGE after a usage error. */
 int cmd_parse_duration(const char *cmd, const char *name, const char *arg, double min_ms, double max_ms,
                        double *ms);
-/* Prints "gpumon CMD: MSG (see gpumon CMD --help)"; returns EXIT_USAGE. */
-int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Closes standard output at the end of a command and checks it (gnulib's
  * close_stdout): returns rc, or EXIT_RUNTIME after one message when

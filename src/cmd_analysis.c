@@ -37,7 +37,7 @@ int cmd_analysis_option(const char *cmd, struct cmd_analysis_opts *o, int key, c
         return 0;
     case CMD_OPT_THRESHOLD:
         if (rules_set_threshold(&o->cfg, arg, err, sizeof err) != 0)
-            return cmd_usage_error(cmd, "%s", err);
+            return opt_usage_error(cmd, "%s", err);
         return 0;
     case CMD_OPT_LIST_RULES:
         o->list_rules = true;   /* printed once all options are read, with their thresholds */

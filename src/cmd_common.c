@@ -11,7 +11,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,17 +48,6 @@ int cmd_nvml_option(struct cmd_nvml_opts *o, int key, const char *arg)
     case CMD_OPT_SCENARIO: o->scenario = arg; o->sim = true; return 0;
     default: return EXIT_USAGE;   /* not an option of any table: a programming error */
     }
-}
-
-int cmd_usage_error(const char *cmd, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "gpumon %s: %s (see gpumon %s --help)\n", cmd, msg, cmd);
-    return EXIT_USAGE;
 }
 
 static void cmd_exe_dir(char *out, size_t len)
@@ -231,11 +219,11 @@ int cmd_parse_duration(const char *cmd, const char *name, const char *arg, doubl
     cmd_format_ms(min_ms, lo, sizeof lo);
     cmd_format_ms(max_ms, hi, sizeof hi);
     if (util_parse_duration_ms(arg, ms) != 0)
-        return cmd_usage_error(cmd, "%s: \"%.200s\" is not a duration (examples: 1s, 250ms, 2m, 1h)", name, arg);
+        return opt_usage_error(cmd, "%s: \"%.200s\" is not a duration (examples: 1s, 250ms, 2m, 1h)", name, arg);
     if (*ms < min_ms)
-        return cmd_usage_error(cmd, "%s: %.200s is below the minimum of %s", name, arg, lo);
+        return opt_usage_error(cmd, "%s: %.200s is below the minimum of %s", name, arg, lo);
     if (*ms > max_ms)
-        return cmd_usage_error(cmd, "%s: %.200s is above the maximum of %s", name, arg, hi);
+        return opt_usage_error(cmd, "%s: %.200s is above the maximum of %s", name, arg, hi);
     return 0;
 }
 

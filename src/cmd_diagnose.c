@@ -49,7 +49,7 @@ static int diagnose_set(void *ctx, int key, const char *v)
     if (key != D_FORMAT)
         return cmd_analysis_option("diagnose", &o->ao, key, v);
     if (strcmp(v, "text") && strcmp(v, "json"))
-        return cmd_usage_error("diagnose", "--format: unknown format \"%.200s\" (choose text or json)", v);
+        return opt_usage_error("diagnose", "--format: unknown format \"%.200s\" (choose text or json)", v);
     o->json = !strcmp(v, "json");
     return 0;
 }
@@ -85,9 +85,9 @@ int cmd_diagnose(int argc, char **argv)
     }
     bool json = o.json;
     if (first >= argc)
-        return cmd_usage_error("diagnose", "give the log to read: gpumon diagnose LOG.jsonl");
+        return opt_usage_error("diagnose", "give the log to read: gpumon diagnose LOG.jsonl");
     if (first + 1 < argc)
-        return cmd_usage_error("diagnose", "unexpected argument \"%.200s\"", argv[first + 1]);
+        return opt_usage_error("diagnose", "unexpected argument \"%.200s\"", argv[first + 1]);
     const char *path = argv[first];
 
     char err[1024];

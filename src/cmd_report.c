@@ -65,11 +65,11 @@ int cmd_report(int argc, char **argv)
         return EXIT_OK;
     }
     if (first >= argc)
-        return cmd_usage_error("report", "give the log to read: gpumon report LOG.jsonl -o FILE.html");
+        return opt_usage_error("report", "give the log to read: gpumon report LOG.jsonl -o FILE.html");
     if (first + 1 < argc)
-        return cmd_usage_error("report", "unexpected argument \"%.200s\"", argv[first + 1]);
+        return opt_usage_error("report", "unexpected argument \"%.200s\"", argv[first + 1]);
     if (!o.output)
-        return cmd_usage_error("report", "give the file to write with -o FILE.html");
+        return opt_usage_error("report", "give the file to write with -o FILE.html");
     const char *output = o.output;
     const char *path = argv[first];
     char err[1024];

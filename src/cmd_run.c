@@ -93,7 +93,7 @@ static int run_set(void *ctx, int key, const char *v)
     case R_INTERVAL: return cmd_parse_interval("run", v, &o->interval_ms);
     case R_GPUS:
         if (!v[strspn(v, ", \t")])
-            return cmd_usage_error("run", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
+            return opt_usage_error("run", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
         o->gpus = v;
         return 0;
     case R_OUTPUT: o->output = v; return 0;
@@ -242,7 +242,7 @@ int cmd_run(int argc, char **argv)
     if (first < argc && !strcmp(argv[first], "--"))
         first++;
     if (first >= argc)
-        return cmd_usage_error("run", "give the command to run: gpumon run [OPTIONS] -- CMD ARGS...");
+        return opt_usage_error("run", "give the command to run: gpumon run [OPTIONS] -- CMD ARGS...");
     char **cmd = argv + first, err[512];
     struct out out = {.fd = -1};
     struct sampler *smp = NULL;
@@ -270,7 +270,7 @@ int cmd_run(int argc, char **argv)
         close(gate);   /* the command never starts */
         gate = -1;
         waitpid(child, NULL, 0);
-        rc = cmd_usage_error("run", "%s", err);
+        rc = opt_usage_error("run", "%s", err);
         goto out;
     }
     int e = 0;

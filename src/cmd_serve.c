@@ -76,24 +76,24 @@ static int serve_set(void *ctx, int key, const char *v)
     case S_WEBCONF: o->web_config = v; return 0;
     case S_MAXCONN:
         if (util_parse_uint(v, 1000000, &o->max_conn) != 0 || o->max_conn == 0)
-            return cmd_usage_error("serve", "--web.max-connections: \"%.200s\" is not a count from 1 to 1000000", v);
+            return opt_usage_error("serve", "--web.max-connections: \"%.200s\" is not a count from 1 to 1000000", v);
         return 0;
     case S_TIMEOUT: return cmd_parse_duration("serve", "--web.timeout", v, 1000, 86400000, &o->timeout_ms);
     case S_INTERVAL: return cmd_parse_interval("serve", v, &o->interval_ms);
     case S_GPUS:
         if (!v[strspn(v, ", \t")])
-            return cmd_usage_error("serve", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
+            return opt_usage_error("serve", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
         o->gpus = v;
         return 0;
     case S_COMPAT:
         if (strcmp(v, "dcgm"))
-            return cmd_usage_error("serve", "--compat: unknown \"%.200s\" (the one choice is dcgm)", v);
+            return opt_usage_error("serve", "--compat: unknown \"%.200s\" (the one choice is dcgm)", v);
         o->dcgm = true;
         return 0;
     case S_PROCS: o->processes = true; return 0;
     case S_PROCS_MAX:
         if (util_parse_uint(v, RECORD_MAX_PROCS, &o->max_procs) != 0 || o->max_procs == 0)
-            return cmd_usage_error("serve", "--collect.processes.max: \"%.200s\" is not a count from 1 to %d", v,
+            return opt_usage_error("serve", "--collect.processes.max: \"%.200s\" is not a count from 1 to %d", v,
                                    RECORD_MAX_PROCS);
         return 0;
     case S_TEXTFILE: o->textfile = v; return 0;
@@ -151,7 +151,7 @@ int cmd_serve(int argc, char **argv)
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
     if (first < argc)
-        return cmd_usage_error("serve", "unexpected argument \"%.200s\"", argv[first]);
+        return opt_usage_error("serve", "unexpected argument \"%.200s\"", argv[first]);
     static struct serve_state st;
     serve_state_init(&st);
     st.interval_ms = o.interval_ms;
@@ -168,7 +168,7 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     if ((fd = serve_http_listen(o.address, err, sizeof err)) < 0) {
-        rc = fd == SERVE_BAD_ADDRESS ? cmd_usage_error("serve", "%s", err) : (util_warn("%s", err), EXIT_RUNTIME);
+        rc = fd == SERVE_BAD_ADDRESS ? opt_usage_error("serve", "%s", err) : (util_warn("%s", err), EXIT_RUNTIME);
         goto out;
     }
     if ((rc = cmd_open_nvml(&o.nvml, false)) != 0)
@@ -176,7 +176,7 @@ int cmd_serve(int argc, char **argv)
     nvml_open = true;
     struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes, 0};
     if (sampler_open(&st.sampler, &so, err, sizeof err) != 0) {
-        rc = cmd_usage_error("serve", "%s", err);
+        rc = opt_usage_error("serve", "%s", err);
         goto out;
     }
     if (sampler_device_count(st.sampler) == 0)

@@ -63,17 +63,17 @@ static int watch_set(void *ctx, int key, const char *v)
     case W_INTERVAL: return cmd_parse_interval("watch", v, &o->interval_ms);
     case W_COUNT:
         if (util_parse_uint(v, 1ull << 62, &o->count) != 0 || o->count == 0)
-            return cmd_usage_error("watch", "--count: \"%.200s\" is not a positive integer", v);
+            return opt_usage_error("watch", "--count: \"%.200s\" is not a positive integer", v);
         return 0;
     case W_ONCE: o->count = 1; return 0;
     case W_FORMAT:
         if (!(o->format = sink_find(v)))
-            return cmd_usage_error("watch", "--format: unknown format \"%.200s\" (choose %s)", v, sink_names());
+            return opt_usage_error("watch", "--format: unknown format \"%.200s\" (choose %s)", v, sink_names());
         return 0;
     case W_FIELDS: o->fields = v; return 0;
     case W_GPUS:
         if (!v[strspn(v, ", \t")])
-            return cmd_usage_error("watch", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
+            return opt_usage_error("watch", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
         o->gpus = v;
         return 0;
     case W_OUTPUT: o->output = v; return 0;
@@ -133,7 +133,7 @@ int cmd_watch(int argc, char **argv)
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
     if (first < argc)
-        return cmd_usage_error("watch", "unexpected argument \"%.200s\"", argv[first]);
+        return opt_usage_error("watch", "unexpected argument \"%.200s\"", argv[first]);
     enum metric_id ids[METRIC_COUNT], read_ids[METRIC_COUNT];
     int nids = METRIC_COUNT, nread = 0;
     for (int i = 0; i < METRIC_COUNT; i++)
@@ -142,7 +142,7 @@ int cmd_watch(int argc, char **argv)
         char bad[128];
         nids = metric_parse_list(o.fields, ids, METRIC_COUNT, bad, sizeof bad);
         if (nids < 0)
-            return cmd_usage_error("watch", "--fields: unknown metric \"%s\" (gpumon --list-metrics lists them)",
+            return opt_usage_error("watch", "--fields: unknown metric \"%s\" (gpumon --list-metrics lists them)",
                                    bad);
     }
     /* The text layout needs its own metrics; every record names its GPU. */
@@ -169,7 +169,7 @@ int cmd_watch(int argc, char **argv)
     bool procs = o.processes && o.format == &sink_jsonl && (!o.fields || want[M_PROC_COUNT] || want[M_PROC_MEM]);
     struct sampler_opts so = {read_ids, nread, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, procs, 0};
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
-        rc = cmd_usage_error("watch", "%s", err);
+        rc = opt_usage_error("watch", "%s", err);
         goto out;
     }
     struct sink sk = {o.format, ids, nids, o.fields != NULL, so.processes};

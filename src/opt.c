@@ -9,12 +9,10 @@
 #include "opt.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "cmd.h"
 #include "exitcodes.h"
-#include "util.h"
 
 #define OPT_HELP_KEY 0x7fff0001
 #define OPT_HELP_COLUMN 23
@@ -61,11 +59,11 @@ static int opt_parse_gnu(const struct cmd_entry *e, int argc, char **argv, opt_h
         if (c >= 0x10000 && (size_t)(c - 0x10000) < k) {
             hit = all[c - 0x10000];
         } else if (c == ':') {
-            rc = cmd_usage_error(e->name, "option %s needs a value", argv[optind - 1]);
+            rc = opt_usage_error(e->name, "option %s needs a value", argv[optind - 1]);
         } else if (c == '?') {
             char shortopt[3] = {'-', (char)optopt, '\0'};
             bool is_short = optopt > 0 && optopt < 0x10000 && argv[optind - 1][1] != '-';
-            rc = cmd_usage_error(e->name, "unknown option %s", is_short ? shortopt : argv[optind - 1]);
+            rc = opt_usage_error(e->name, "unknown option %s", is_short ? shortopt : argv[optind - 1]);
         } else {
             for (size_t i = 0; i < k && !hit; i++)
                 if (all[i]->alias && all[i]->alias[0] == c)
@@ -133,6 +131,17 @@ static int opt_parse_smi(const struct cmd_entry *e, int argc, char **argv, opt_h
     }
     *first = i;
     return rc;
+}
+
+int opt_usage_error(const char *cmd, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "gpumon %s: %s (see gpumon %s --help)\n", cmd, msg, cmd);
+    return EXIT_USAGE;
 }
 
 int opt_parse(const struct cmd_entry *e, int argc, char **argv, opt_handler *set, void *ctx, int *first)

@@ -51,6 +51,8 @@ typedef int opt_handler(void *ctx, int key, const char *value);
  * handler's OPT_DONE; or an exit status after a usage error was printed.
  * Operands are left to the caller. */
 int opt_parse(const struct cmd_entry *e, int argc, char **argv, opt_handler *set, void *ctx, int *first);
+/* Prints "gpumon CMD: MSG (see gpumon CMD --help)"; returns EXIT_USAGE (2). */
+int opt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints e's help: usage, about, every option of every table, notes. */
 void opt_print_help(const struct cmd_entry *e);
 

@@ -47,6 +47,7 @@ int out_open(struct out *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     sbuf_init(&o->z);
+    o->backlog_max = OUT_BACKLOG_MAX;
     if (!path || !strcmp(path, "-")) {
         o->fd = STDOUT_FILENO;
         return 0;
@@ -162,10 +163,8 @@ static void out_discard(struct out *o, bool count)
 
 int out_write(struct out *o, const char *buf, size_t len)
 {
-    if (o->qn && o->qbytes + (o->zstd ? ZSTD_compressBound(len) : len) > OUT_BACKLOG_MAX) {
+    if (o->qn && o->qbytes + (o->zstd ? ZSTD_compressBound(len) : len) > o->backlog_max && out_drain(o) != 0) {
         o->dropped++;   /* full: the newest goes, the backlog stays a contiguous stream */
-        if (out_drain(o) == 0)
-            goto recovered;
         return 0;
     }
     if (o->zstd) {
@@ -176,8 +175,11 @@ int out_write(struct out *o, const char *buf, size_t len)
         buf = o->z.data, len = o->z.len;
     }
     if (o->qn == 0) {
-        if (out_write_all(o, buf, len) == 0)
+        if (out_write_all(o, buf, len) == 0) {
+            if (o->failing)
+                goto recovered;   /* the backlog was drained just above */
             return 0;   /* the usual case: no copy */
+        }
         if (errno == EPIPE)
             return -1;
         out_queue(o, buf, len);
@@ -191,8 +193,8 @@ int out_write(struct out *o, const char *buf, size_t len)
         }
     }
     if (!o->failing)
-        util_warn("cannot write to %s: %s; keeping records in memory (up to %u MiB) and retrying at every sample",
-                  out_where(o), strerror(errno), OUT_BACKLOG_MAX >> 20);
+        util_warn("cannot write to %s: %s; keeping records in memory (up to %zu MiB) and retrying at every sample",
+                  out_where(o), strerror(errno), o->backlog_max >> 20);
     o->failing = true;
     return 0;
 recovered:

@@ -32,6 +32,7 @@ struct out {
     struct sbuf z;              /* one record, compressed */
     struct out_block *q;        /* backlog: a ring of whole records (as written: compressed or not) */
     size_t qcap, qhead, qn, qbytes;
+    size_t backlog_max;         /* bytes the backlog may hold: OUT_BACKLOG_MAX (tests lower it) */
     unsigned long long dropped; /* records dropped because the backlog was full */
     bool failing;               /* the last write failed; a warning was printed */
 };

@@ -10,6 +10,14 @@ check_usage() {  # check_usage REGEX ARGS...
   expect_eq "stdout for $*" "$(cat "$T/out")" ""
 }
 check_usage "below the minimum of 10ms" watch --interval 5ms
+# Bounded: an interval that would overflow a nanosecond count (and busy-loop) is refused.
+check_usage "above the maximum of 24h" watch --interval 1e20
+check_usage "above the maximum of 24h" watch --interval 25h
+check_usage "not a duration" watch --interval nan
+check_usage "not a duration" watch --interval -1s
+check_usage "not a duration" watch --interval inf
+check_usage "above the maximum of 24h" run --interval 1e20 -- true
+
 check_usage "not a duration" watch --interval soon
 check_usage "unknown format \"xml\"" watch --format xml
 check_usage "unknown metric \"gpu.util\"" watch --fields utilization.gpu,gpu.util
@@ -39,17 +47,24 @@ gp watch --once --format csv --fields "$keys" > "$T/all.csv" 2>/dev/null; rc=$?
 expect_eq "--fields with every listed key" "$rc" 0
 expect_eq "header has every key" "$(head -1 "$T/all.csv")" "timestamp,hostname,$keys"
 
-# The man page documents every watch option.
+# --help comes from each command's option table; the man page and the README
+# must name every option it lists.
 man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
-for opt in interval count once format fields gpus output no-processes nvml sim scenario list-metrics; do
-  expect_match "man page mentions --$opt" "$man" -- "--$opt"
+readme=$(cat "$SRC/README.md")
+expect_match "man page mentions --list-metrics" "$man" -- "--list-metrics"
+for c in watch query serve run diagnose report; do
+  [ "$c" = serve ] && [ "$HAVE_SERVE" != 1 ] && continue
+  opts=$("$GPUMON" $c --help | grep -oE -- '--[a-z][a-z.-]+' | sort -u)
+  [ -n "$opts" ] && ok || fail "$c --help lists no option"
+  for opt in $opts; do
+    expect_match "man page mentions $c $opt" "$man" -- "$opt"
+    expect_match "README mentions $c $opt" "$readme" -- "$opt"
+  done
 done
-# serve: --help and the man page name every option.
 help=$("$GPUMON" serve --help)
 for opt in web.listen-address web.config.file web.max-connections web.timeout interval gpus compat \
            collect.processes collect.processes.max textfile nvml sim scenario; do
   expect_match "serve --help mentions --$opt" "$help" -- "--$opt"
-  expect_match "man page mentions --$opt" "$man" -- "--$opt"
 done
 expect_match "gpumon --help lists serve" "$("$GPUMON" --help)" "serve"
 # run, diagnose and report: in --help and in the man page with their options.

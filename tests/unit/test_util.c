@@ -128,6 +128,77 @@ static void test_out_whole_records(void **state)
     unlink(path);
 }
 
+/* A full backlog drops the newest whole records (never parts of one), so a
+ * multi-line text record or a compressed stream stays intact; out_close
+ * reports what could not be written. */
+static void test_out_full_backlog(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gpumon-out-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    struct out o;
+    assert_int_equal(out_open(&o, path, err, sizeof err), 0);
+    o.backlog_max = 1000;
+    const char rec[] = "line one of a record\nline two of the record\n";   /* 45 bytes, two lines */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 0;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(out_write(&o, rec, sizeof rec - 1), 0);
+    assert_int_equal(o.qn, 1000 / (sizeof rec - 1));   /* whole records only */
+    assert_true(o.qbytes <= 1000);
+    assert_int_equal(o.dropped, 100 - o.qn);
+    size_t kept = o.qn;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    assert_int_equal(out_write(&o, rec, sizeof rec - 1), 0);   /* space is back: the kept ones, then this one */
+    assert_int_equal(o.qn, 0);
+    assert_false(o.failing);
+    assert_int_equal(file_size(path), (long)((kept + 1) * (sizeof rec - 1)));
+    assert_int_equal(out_close(&o), -1);   /* records were dropped: the caller must say so */
+    unlink(path);
+}
+
+/* A compressed log: one zstd frame flushed per record, readable at once;
+ * reopening ends the frame and starts another in the new file. */
+static void test_out_zstd(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpumon-zst-XXXXXX", path[64], cmd[200], buf[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/log.jsonl.zst", dir);
+    char err[256];
+    struct out o;
+    assert_true(out_is_zstd_path(path));
+    assert_false(out_is_zstd_path("log.jsonl"));
+    assert_int_equal(out_open(&o, path, err, sizeof err), 0);
+    assert_int_equal(out_write(&o, "{\"a\":1}\n", 8), 0);
+    assert_int_equal(out_write(&o, "{\"a\":2}\n", 8), 0);
+    /* not closed yet: a reader sees both records (zstd warns the frame is unfinished) */
+    snprintf(cmd, sizeof cmd, "zstd -dc %s 2>/dev/null", path);
+    FILE *p = popen(cmd, "r");
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    pclose(p);
+    buf[n] = '\0';
+    assert_string_equal(buf, "{\"a\":1}\n{\"a\":2}\n");
+    assert_int_equal(out_reopen(&o, err, sizeof err), 0);   /* ends the frame; appends a new one */
+    assert_int_equal(out_write(&o, "{\"a\":3}\n", 8), 0);
+    assert_int_equal(out_close(&o), 0);
+    snprintf(cmd, sizeof cmd, "zstd -t -q %s && zstd -dc %s", path, path);
+    p = popen(cmd, "r");
+    n = fread(buf, 1, sizeof buf - 1, p);
+    assert_int_equal(pclose(p), 0);   /* both frames complete, checksums right */
+    buf[n] = '\0';
+    assert_string_equal(buf, "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n");
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_out_bad_path(void **state)
 {
     (void)state;
@@ -146,6 +217,8 @@ int main(void)
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_stat_line),
         cmocka_unit_test(test_out_whole_records),
+        cmocka_unit_test(test_out_full_backlog),
+        cmocka_unit_test(test_out_zstd),
         cmocka_unit_test(test_out_bad_path),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
