@@ -102,8 +102,8 @@ static void test_errors_by_code(void **state)
     static const char *const bad[] = {
         "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":{}}}]}",
         "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":{\"code\":-1}}}]}",
-        "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":"
-        "{\"code\":4294967296}}}]}",
+        ("{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":"
+         "{\"code\":4294967296}}}]}"),
         "{\"timestamp\":\"2026-11-29T21:03:04Z\",\"gpus\":[{\"index\":0,\"errors\":{\"power.draw\":{\"code\":1.5}}}]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
