@@ -5,7 +5,8 @@ same run: `gpumon query` (one answer) against `nvtop -s` (one snapshot), and
 `gpumon watch` (text, 100 ms, for 3 s) against `nvtop -l` (its loop, 100 ms,
 for 3 s). `gpumon serve` is measured too: it loads the exporter module
 (libmicrohttpd, GnuTLS and their dependencies) that the other commands no
-longer map. Each figure is the median of 5 runs (GNU time's %M).
+longer map. Each figure is the median of 11 runs (ASLR moves the
+kernel's 64 KiB fault-around windows, so single runs vary by about 5%) (GNU time's %M).
 
 nvtop is taken from $NVTOP, else from PATH; without it the table says so and
 the ratios are against serve. Usage: bench/rss.py [BUILD_DIR]   (default: build)
@@ -19,7 +20,7 @@ sim = os.path.join(build, "sim", "libnvidia-ml.so.1")
 scenario = os.path.join(here, "..", "examples", "scenarios", "idle-8xh200.scn")
 nvtop = os.environ.get("NVTOP") or shutil.which("nvtop")
 env = dict(os.environ, GPUMON_SIM_SCENARIO=scenario, LD_LIBRARY_PATH=os.path.dirname(sim))
-RUNS = 5
+RUNS = 11
 
 
 def peak_rss(args, seconds=None, ready=None):

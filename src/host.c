@@ -192,9 +192,9 @@ static void host_read_job(struct host_sample *h)
     h->job_rss_kib = rss * (page > 0 ? page : 4096) / 1024;
     h->job_procs = procs;
     h->job_ns = now;
-    memcpy(h->job_prev, next, procs * sizeof *next);
+    free(h->job_prev);
+    h->job_prev = next;   /* only run follows a tree: watch and serve never hold this array */
     h->job_nprev = procs;
-    free(next);
     free(in);
     free(ps);
 }
@@ -205,6 +205,13 @@ void host_job_watch(struct host_sample *h, int pid)
     h->job_ns = 0;
     h->job_nprev = 0;
     host_read_job(h);
+}
+
+void host_close(struct host_sample *h)
+{
+    free(h->job_prev);
+    h->job_prev = NULL;
+    h->job_nprev = 0;
 }
 
 void host_init(struct host_sample *h)

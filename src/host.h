@@ -42,10 +42,12 @@ struct host_sample {
     const char *proc_path;      /* "/proc"; tests may redirect */
     uint64_t job_ns;            /* monotonic time of the previous tree read */
     int job_nprev;
-    struct host_job_proc job_prev[HOST_JOB_MAX];
+    struct host_job_proc *job_prev;     /* job_nprev entries; owned */
 };
 
 void host_init(struct host_sample *h);
+/* Frees what host_read() kept. */
+void host_close(struct host_sample *h);
 /* Refreshes h from /proc. Values that cannot be read get *_ok = false. */
 void host_read(struct host_sample *h);
 /* Follows the process tree rooted at pid from now on (its first figures

@@ -17,12 +17,12 @@
 #include "logread.h"
 
 #include <errno.h>
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lazylib.h"
 #include "logsrc.h"
 #include "metrics.h"
 #include "nvml_codes.h"
@@ -85,6 +85,37 @@ struct logread {
     pthread_cond_t more, room;
 };
 
+/* Walking a parsed tree: cJSON's node struct and type flags are public, so
+ * these need no call into the library (which is loaded on first use). */
+static inline bool logread_is(const cJSON *j, int type)
+{
+    return j && (j->type & 0xff) == type;
+}
+
+/* The member key of object obj (exact case), or NULL. */
+static const cJSON *logread_item(const cJSON *obj, const char *key)
+{
+    if (!logread_is(obj, cJSON_Object))
+        return NULL;
+    for (const cJSON *j = obj->child; j; j = j->next)
+        if (j->string && !strcmp(j->string, key))
+            return j;
+    return NULL;
+}
+
+static const char *logread_str(const cJSON *j)
+{
+    return logread_is(j, cJSON_String) ? j->valuestring : NULL;
+}
+
+static size_t logread_count(const cJSON *arr)
+{
+    size_t n = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next)
+        n++;
+    return n;
+}
+
 /* The arena of the parse running on this thread; NULL: plain malloc. */
 static _Thread_local struct logread_arena *logread_cur;
 static pthread_once_t logread_hooks_once = PTHREAD_ONCE_INIT;
@@ -114,7 +145,7 @@ static void logread_free(void *p)
 static void logread_hooks(void)
 {
     cJSON_Hooks h = {logread_alloc, logread_free};
-    cJSON_InitHooks(&h);
+    lazy_cjson.cJSON_InitHooks(&h);
 }
 
 /* Frees a line's tree and readies its arena for the next. */
@@ -122,7 +153,7 @@ static void logread_release(struct logread_tree *t)
 {
     logread_cur = &t->arena;
     if (t->root)
-        cJSON_Delete(t->root);   /* frees only the nodes that overflowed to malloc */
+        lazy_cjson.cJSON_Delete(t->root);   /* frees only the nodes that overflowed to malloc */
     t->root = NULL;
     struct logread_arena *a = &t->arena;
     if (a->overflow) {
@@ -180,7 +211,8 @@ static int logread_key_id(struct logread_key *cache, size_t pos, const char *key
 /* An integer from a JSON number: -1 when it is not one. */
 static int logread_int(const cJSON *j, long long *out)
 {
-    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) || fabs(j->valuedouble) > 9.007199254740992e15)
+    if (!logread_is(j, cJSON_Number) || j->valuedouble != floor(j->valuedouble) ||
+        fabs(j->valuedouble) > 9.007199254740992e15)
         return -1;
     *out = (long long)j->valuedouble;
     return 0;
@@ -190,12 +222,12 @@ static int logread_int(const cJSON *j, long long *out)
 static int logread_value(const struct metric *m, const cJSON *j, struct value *v)
 {
     memset(v, 0, sizeof *v);
-    if (cJSON_IsNull(j))
+    if (logread_is(j, cJSON_NULL))
         return 0;   /* VS_NONE unless "errors" says why */
     v->state = VS_OK;
     switch (m->kind) {
     case MK_FLOAT:
-        if (!cJSON_IsNumber(j))
+        if (!logread_is(j, cJSON_Number))
             return -1;
         v->u.f = j->valuedouble;
         return 0;
@@ -203,12 +235,12 @@ static int logread_value(const struct metric *m, const cJSON *j, struct value *v
     case MK_HEX:
         return logread_int(j, &v->u.i);
     case MK_FLAG:
-        if (!cJSON_IsBool(j))
+        if (!(logread_is(j, cJSON_True) || logread_is(j, cJSON_False)))
             return -1;
-        v->u.i = cJSON_IsTrue(j);
+        v->u.i = logread_is(j, cJSON_True);
         return 0;
     case MK_PSTATE: {
-        const char *s = cJSON_GetStringValue(j);
+        const char *s = logread_str(j);
         char *end;
         if (!s || s[0] != 'P' || s[1] < '0' || s[1] > '9')
             return -1;
@@ -216,7 +248,7 @@ static int logread_value(const struct metric *m, const cJSON *j, struct value *v
         return *end ? -1 : 0;
     }
     case MK_STR:
-        if (!(v->u.s = cJSON_GetStringValue(j)))
+        if (!(v->u.s = logread_str(j)))
             return -1;
         return 0;
     }
@@ -262,7 +294,7 @@ static int logread_errors_map(const cJSON *errs, struct value *vals, char *err, 
     const cJSON *j;
     if (!errs)
         return 0;
-    if (!cJSON_IsObject(errs)) {
+    if (!logread_is(errs, cJSON_Object)) {
         snprintf(err, errlen, "\"errors\" is not an object");
         return -1;
     }
@@ -271,9 +303,9 @@ static int logread_errors_map(const cJSON *errs, struct value *vals, char *err, 
         if (!m || m->scope != MS_GPU)
             continue;
         long long code;
-        if (cJSON_IsString(j)) {
+        if (logread_is(j, cJSON_String)) {
             code = nvml_code_from_text(j->valuestring);   /* logs of gpumon 0.1 stored the text only */
-        } else if (logread_int(cJSON_GetObjectItemCaseSensitive(j, "code"), &code) != 0 || code < 0 ||
+        } else if (logread_int(logread_item(j, "code"), &code) != 0 || code < 0 ||
                    code > 0x7fffffff) {
             snprintf(err, errlen, "\"errors\": \"%.64s\" needs an integer \"code\" from 0 to 2147483647",
                      j->string);
@@ -295,13 +327,13 @@ static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size
     g->nprocs = 0;
     if (!arr)
         return 0;
-    if (!cJSON_IsArray(arr)) {
+    if (!logread_is(arr, cJSON_Array)) {
         snprintf(err, errlen, "\"processes\" is not an array");
         return -1;
     }
     cJSON_ArrayForEach(p, arr) {
         long long pid, mem;
-        if (logread_int(cJSON_GetObjectItemCaseSensitive(p, "pid"), &pid) != 0 || pid < 0) {
+        if (logread_int(logread_item(p, "pid"), &pid) != 0 || pid < 0) {
             snprintf(err, errlen, "processes[%zu] has no integer \"pid\"", i);
             return -1;
         }
@@ -310,8 +342,8 @@ static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size
             continue;
         struct record_proc *rp = &g->procs[g->nprocs++];
         rp->pid = (unsigned)pid;
-        rp->used_mib = logread_int(cJSON_GetObjectItemCaseSensitive(p, "used_memory"), &mem) == 0 ? mem : -1;
-        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "name"));
+        rp->used_mib = logread_int(logread_item(p, "used_memory"), &mem) == 0 ? mem : -1;
+        const char *name = logread_str(logread_item(p, "name"));
         snprintf(rp->name, sizeof rp->name, "%s", name ? name : "");
     }
     return 0;
@@ -324,22 +356,22 @@ static int logread_xids(const cJSON *arr, struct record_gpu *g, char *err, size_
     g->nxids = 0;
     if (!arr)
         return 0;
-    if (!cJSON_IsArray(arr)) {
+    if (!logread_is(arr, cJSON_Array)) {
         snprintf(err, errlen, "\"xids\" is not an array");
         return -1;
     }
     cJSON_ArrayForEach(x, arr) {
         long long code, count;
-        const char *last = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "last_seen"));
+        const char *last = logread_str(logread_item(x, "last_seen"));
         struct record_xid rx = {0};
-        if (logread_int(cJSON_GetObjectItemCaseSensitive(x, "code"), &code) != 0 || code < 0 ||
+        if (logread_int(logread_item(x, "code"), &code) != 0 || code < 0 ||
             (last && logread_parse_time(last, &rx.last) != 0)) {
             snprintf(err, errlen, "xids[%zu] needs an integer \"code\" and an RFC 3339 \"last_seen\"", i);
             return -1;
         }
         i++;
         rx.code = (unsigned)code;
-        rx.count = logread_int(cJSON_GetObjectItemCaseSensitive(x, "count"), &count) == 0 && count > 0
+        rx.count = logread_int(logread_item(x, "count"), &count) == 0 && count > 0
                    ? (unsigned long long)count : 1;
         if (g->nxids < RECORD_MAX_XIDS)
             g->xids[g->nxids++] = rx;
@@ -351,7 +383,7 @@ static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *
 {
     long long idx;
     memset(g->v, 0, sizeof g->v);
-    if (logread_int(cJSON_GetObjectItemCaseSensitive(obj, "index"), &idx) != 0 || idx < 0) {
+    if (logread_int(logread_item(obj, "index"), &idx) != 0 || idx < 0) {
         snprintf(err, errlen, "a GPU object has no integer \"index\"");
         return -1;
     }
@@ -373,10 +405,11 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
     logread_release(t);
     logread_cur = &t->arena;
     const char *end = NULL;
-    t->root = cJSON_ParseWithOpts(line, &end, false);   /* line[len] is NUL (cJSON 1.7.10 has no length form) */
+    /* line[len] is NUL: ParseWithOpts, since cJSON 1.7.10 has no length form */
+    t->root = lazy_cjson.cJSON_ParseWithOpts(line, &end, false);
     logread_cur = NULL;
     if (!t->root) {
-        const char *at = cJSON_GetErrorPtr();
+        const char *at = lazy_cjson.cJSON_GetErrorPtr();
         snprintf(err, errlen, "not JSON (at column %zu)", at && at >= line && at <= line + len
                  ? (size_t)(at - line) + 1 : len);
         return -1;
@@ -387,10 +420,10 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
         snprintf(err, errlen, "not JSON: text after the record (at column %zu)", (size_t)(end - line) + 1);
         return -1;
     }
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(t->root, "timestamp");
-    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(t->root, "gpus");
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(t->root, "host");
-    if (!cJSON_IsObject(t->root) || !cJSON_IsString(ts) || !cJSON_IsArray(gpus)) {
+    const cJSON *ts = logread_item(t->root, "timestamp");
+    const cJSON *gpus = logread_item(t->root, "gpus");
+    const cJSON *host = logread_item(t->root, "host");
+    if (!logread_is(t->root, cJSON_Object) || !logread_is(ts, cJSON_String) || !logread_is(gpus, cJSON_Array)) {
         snprintf(err, errlen, "not a gpumon record (an object with \"timestamp\" and \"gpus\")");
         return -1;
     }
@@ -399,22 +432,22 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
         snprintf(err, errlen, "\"timestamp\" is not RFC 3339 UTC: \"%.64s\"", ts->valuestring);
         return -1;
     }
-    const char *hn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->root, "hostname"));
+    const char *hn = logread_str(logread_item(t->root, "hostname"));
     rec->hostname = hn ? hn : "";
-    if (host && !cJSON_IsObject(host)) {
+    if (host && !logread_is(host, cJSON_Object)) {
         snprintf(err, errlen, "\"host\" is not an object");
         return -1;
     }
     if (host && logread_metrics(lr->host_keys, host, MS_HOST, rec->host, NULL, err, errlen) != 0)
         return -1;
-    size_t n = (size_t)cJSON_GetArraySize(gpus), i = 0;
+    size_t n = logread_count(gpus), i = 0;
     if (n > t->gcap) {
         t->gpus = xrealloc(t->gpus, n * sizeof *t->gpus);
         t->gcap = (unsigned)n;
     }
     const cJSON *g;
     cJSON_ArrayForEach(g, gpus) {
-        if (!cJSON_IsObject(g)) {
+        if (!logread_is(g, cJSON_Object)) {
             snprintf(err, errlen, "gpus[%zu] is not an object", i);
             return -1;
         }
@@ -444,7 +477,7 @@ int logread_parse(struct logread *lr, const char *line, size_t len, struct recor
 int logread_open(struct logread **out, const char *path, char *err, size_t errlen)
 {
     struct logsrc *src;
-    if (logsrc_open(&src, path, err, errlen) != 0)
+    if (lazy_cjson_load(err, errlen) != 0 || logsrc_open(&src, path, err, errlen) != 0)
         return -1;
     struct logread *lr = xcalloc(1, sizeof *lr);
     lr->src = src;

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zstd.h>
+#include "lazylib.h"
+#include "lazylib.h"
 #include "util.h"
 
 #define LOGSRC_CHUNK (128u << 10)
@@ -81,12 +82,17 @@ static int logsrc_start(struct logsrc *s, char *err, size_t errlen)
     if (logsrc_read_raw(s, err, errlen) != 0)
         return -1;
     if (s->raw_end >= 4 && !memcmp(s->raw, magic, 4)) {
-        s->z = ZSTD_createDStream();
+        char e[600];
+        if (lazy_zstd_load(e, sizeof e) != 0) {
+            snprintf(err, errlen, "%.2000s is zstd-compressed, but %s", s->path, e);
+            return -1;
+        }
+        s->z = lazy_zstd.ZSTD_createDStream();
         if (!s->z) {
             snprintf(err, errlen, "%.3000s: cannot start zstd decompression", s->path);
             return -1;
         }
-        ZSTD_initDStream(s->z);
+        lazy_zstd.ZSTD_initDStream(s->z);
         s->buf = xmalloc(LOGSRC_CHUNK);
     } else {
         s->buf = s->raw;
@@ -118,12 +124,12 @@ static int logsrc_fill(struct logsrc *s, char *err, size_t errlen)
         }
         ZSTD_inBuffer in = {s->raw, s->raw_end, s->raw_pos};
         ZSTD_outBuffer ob = {s->buf, LOGSRC_CHUNK, 0};
-        size_t r = ZSTD_decompressStream(s->z, &ob, &in);
+        size_t r = lazy_zstd.ZSTD_decompressStream(s->z, &ob, &in);
         s->z_in += in.pos - s->raw_pos;
         s->raw_pos = in.pos;
-        if (ZSTD_isError(r)) {
+        if (lazy_zstd.ZSTD_isError(r)) {
             snprintf(err, errlen, "%.3000s: compressed data is damaged near byte %llu: %s", s->path, s->z_in,
-                     ZSTD_getErrorName(r));
+                     lazy_zstd.ZSTD_getErrorName(r));
             return -1;
         }
         s->z_left = r;
@@ -204,7 +210,7 @@ void logsrc_close(struct logsrc *s)
     if (s->own)
         fclose(s->f);
     if (s->z) {
-        ZSTD_freeDStream(s->z);
+        lazy_zstd.ZSTD_freeDStream(s->z);
         free(s->buf);
     }
     free(s->raw);

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
+#include "lazylib.h"
 
 #define OUT_ZSTD_LEVEL 3
 
@@ -31,14 +31,16 @@ static const char *out_where(const struct out *o)
 
 static int out_zstd_start(struct out *o, char *err, size_t errlen)
 {
-    ZSTD_CCtx *c = o->zstd ? o->zstd : ZSTD_createCCtx();
+    if (lazy_zstd_load(err, errlen) != 0)
+        return -1;
+    ZSTD_CCtx *c = o->zstd ? o->zstd : lazy_zstd.ZSTD_createCCtx();
     if (!c) {
         snprintf(err, errlen, "cannot start zstd compression for %s", o->path);
         return -1;
     }
-    ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, OUT_ZSTD_LEVEL);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    lazy_zstd.ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+    lazy_zstd.ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, OUT_ZSTD_LEVEL);
+    lazy_zstd.ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
     o->zstd = c;
     return 0;
 }
@@ -103,11 +105,11 @@ static int out_compress(struct out *o, const char *buf, size_t len, bool end)
     ZSTD_inBuffer in = {buf, len, 0};
     sbuf_reset(&o->z);
     for (;;) {
-        sbuf_grow(&o->z, ZSTD_CStreamOutSize());
+        sbuf_grow(&o->z, lazy_zstd.ZSTD_CStreamOutSize());
         ZSTD_outBuffer ob = {o->z.data + o->z.len, o->z.cap - o->z.len - 1, 0};
-        size_t left = ZSTD_compressStream2(o->zstd, &ob, &in, end ? ZSTD_e_end : ZSTD_e_flush);
-        if (ZSTD_isError(left)) {
-            util_warn("zstd compression for %s failed: %s", o->path, ZSTD_getErrorName(left));
+        size_t left = lazy_zstd.ZSTD_compressStream2(o->zstd, &ob, &in, end ? ZSTD_e_end : ZSTD_e_flush);
+        if (lazy_zstd.ZSTD_isError(left)) {
+            util_warn("zstd compression for %s failed: %s", o->path, lazy_zstd.ZSTD_getErrorName(left));
             return -1;
         }
         o->z.len += ob.pos;
@@ -163,7 +165,7 @@ static void out_discard(struct out *o, bool count)
 
 int out_write(struct out *o, const char *buf, size_t len)
 {
-    if (o->qn && o->qbytes + (o->zstd ? ZSTD_compressBound(len) : len) > o->backlog_max && out_drain(o) != 0) {
+    if (o->qn && o->qbytes + (o->zstd ? lazy_zstd.ZSTD_compressBound(len) : len) > o->backlog_max && out_drain(o) != 0) {
         o->dropped++;   /* full: the newest goes, the backlog stays a contiguous stream */
         return 0;
     }
@@ -254,7 +256,8 @@ int out_close(struct out *o)
         util_warn("closing %s: %s", o->path, strerror(errno));
         rc = -1;
     }
-    ZSTD_freeCCtx(o->zstd);
+    if (o->zstd)
+        lazy_zstd.ZSTD_freeCCtx(o->zstd);
     free(o->q);
     free(o->path);
     sbuf_free(&o->z);

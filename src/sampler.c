@@ -111,8 +111,10 @@ static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
     return false;
 }
 
-static int sampler_select(struct sampler *s, struct sampler_gpu *all, const char *list, char *err, size_t errlen)
+/* Keeps the GPUs that list names at the front of s->gpus (s->ngpus of them). */
+static int sampler_select(struct sampler *s, const char *list, char *err, size_t errlen)
 {
+    struct sampler_gpu *all = s->gpus;
     bool *take = xcalloc(s->ndev ? s->ndev : 1, sizeof *take);
     char *copy = xstrdup(list), *save = NULL;
     int rc = 0;
@@ -126,7 +128,7 @@ static int sampler_select(struct sampler *s, struct sampler_gpu *all, const char
             if (sampler_matches(&all[i], tok))
                 take[i] = found = true;
         if (!found) {
-            snprintf(err, errlen, "--gpus: no GPU matches \"%s\" (this node has %u GPU%s, indices 0-%u; give "
+            snprintf(err, errlen, "--gpus: no GPU matches \"%.200s\" (this node has %u GPU%s, indices 0-%u; give "
                      "indices, UUIDs or PCI bus ids)", tok, s->ndev, s->ndev == 1 ? "" : "s",
                      s->ndev ? s->ndev - 1 : 0);
             rc = -1;
@@ -134,9 +136,10 @@ static int sampler_select(struct sampler *s, struct sampler_gpu *all, const char
         }
     }
     free(copy);
+    s->ngpus = 0;
     for (unsigned i = 0; rc == 0 && i < s->ndev; i++)
         if (take[i])
-            s->gpus[s->ngpus++] = all[i];
+            all[s->ngpus++] = all[i];
     free(take);
     return rc;
 }
@@ -177,17 +180,13 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         }
         sampler_read_identity(g);
     }
-    s->gpus = xcalloc(s->ndev ? s->ndev : 1, sizeof *s->gpus);
-    if (o->gpus && sampler_select(s, all, o->gpus, err, errlen) != 0) {
-        free(all);
+    s->gpus = all;   /* the selection keeps its GPUs at the front, in index order */
+    s->ngpus = s->ndev;
+    if (o->gpus && sampler_select(s, o->gpus, err, errlen) != 0) {
+        s->ngpus = 0;   /* none was set up: sampler_close has nothing of theirs to undo */
         sampler_close(s);
         return -1;
     }
-    if (!o->gpus) {
-        memcpy(s->gpus, all, s->ndev * sizeof *all);
-        s->ngpus = s->ndev;
-    }
-    free(all);
     s->rgpus = xcalloc(s->ngpus ? s->ngpus : 1, sizeof *s->rgpus);
     for (unsigned i = 0; i < s->ngpus; i++) {
         struct sampler_gpu *g = &s->gpus[i];
@@ -295,6 +294,7 @@ void sampler_close(struct sampler *s)
     }
     pthread_mutex_destroy(&s->stop_mu);
     pthread_cond_destroy(&s->stop_cv);
+    host_close(&s->host);
     free(s->gpus);
     free(s->rgpus);
     free(s);
