@@ -240,7 +240,8 @@ int cmd_finish_stdout(const char *cmd, int rc)
         failed = true;
     int e = errno;
     if (failed && e != EPIPE) {
-        fprintf(stderr, "gpumon %s: the output could not be written%s%s\n", cmd, e ? ": " : "", e ? strerror(e) : "");
+        fprintf(stderr, "gpumon%s%s: the output could not be written%s%s\n", *cmd ? " " : "", cmd, e ? ": " : "",
+                e ? strerror(e) : "");
         return rc == EXIT_OK ? EXIT_RUNTIME : rc;
     }
     return rc;

@@ -57,11 +57,21 @@ static int diagnose_set(void *ctx, int key, const char *v)
 struct diagnose_timeline {
     struct sbuf line;
     unsigned long long shown, more;
+    bool headed;
 };
+
+/* The timeline's heading, once, when there is something under it. */
+static void diagnose_heading(struct diagnose_timeline *tl)
+{
+    if (!tl->headed)
+        printf("Timeline (verdict changes, seconds from the first record):\n");
+    tl->headed = true;
+}
 
 static void diagnose_on_change(void *ctx, const struct diag_change *ch)
 {
     struct diagnose_timeline *tl = ctx;
+    diagnose_heading(tl);
     if (tl->shown >= DIAGNOSE_TIMELINE_MAX) {
         tl->more++;
         return;
@@ -99,8 +109,6 @@ int cmd_diagnose(int argc, char **argv)
     struct diagnose_timeline tl = {.shown = 0};
     sbuf_init(&tl.line);
     struct diag *d = diag_new(&o.ao.cfg, json ? NULL : diagnose_on_change, &tl);
-    if (!json)
-        printf("Timeline (verdict changes, seconds from the first record):\n");
     struct record rec;
     int got;
     unsigned long long records = 0;
@@ -114,25 +122,28 @@ int cmd_diagnose(int argc, char **argv)
         fprintf(stderr, "gpumon diagnose: %s\n", err);
         rc = EXIT_RUNTIME;
     } else {
+        const char *skipped = logread_skipped(lr);
         diag_finish(d);
         struct sbuf b;
         sbuf_init(&b);
         if (json) {
             diag_summary_json(d, &b);
+        } else if (records == 0) {
+            printf("The log holds no records.\n");
         } else {
             if (tl.more)
                 printf("  ... and %llu more changes (not shown)\n", tl.more);
-            if (records == 0)
-                printf("  (the log holds no records)\n");
-            printf("\n");
+            if (tl.headed)
+                printf("\n");
             diag_summary_text(d, &b);
         }
         fputs(b.data ? b.data : "", stdout);
         sbuf_free(&b);
-        if (logread_warning(lr)) {
-            fflush(stdout);
+        fflush(stdout);
+        if (logread_warning(lr))
             fprintf(stderr, "gpumon diagnose: warning: %s\n", logread_warning(lr));
-        }
+        if (skipped)
+            fprintf(stderr, "gpumon diagnose: warning: %s\n", skipped);
     }
     diag_free(d);
     sbuf_free(&tl.line);

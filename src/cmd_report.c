@@ -93,12 +93,18 @@ int cmd_report(int argc, char **argv)
     } else {
         if (logread_warning(lr))
             fprintf(stderr, "gpumon report: warning: %s\n", logread_warning(lr));
+        if (logread_skipped(lr))
+            fprintf(stderr, "gpumon report: warning: %s\n", logread_skipped(lr));
         diag_finish(d);
         char source[1200];
         snprintf(source, sizeof source, "Log %s", path);
-        if (report_write(rp, d, output, source, err, sizeof err) != 0) {
+        size_t size = 0;
+        if (report_write(rp, d, output, source, &size, err, sizeof err) != 0) {
             fprintf(stderr, "gpumon report: %s\n", err);
             rc = EXIT_RUNTIME;
+        } else {
+            fprintf(stderr, "gpumon report: wrote %s (%.1f kB, %u GPU%s)\n", output, size / 1000.0,
+                    report_ngpus(rp), report_ngpus(rp) == 1 ? "" : "s");
         }
     }
     diag_free(d);

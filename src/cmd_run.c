@@ -304,8 +304,11 @@ int cmd_run(int argc, char **argv)
     if (rp) {
         char source[600];
         snprintf(source, sizeof source, "gpumon run %.500s", cmd[0]);
-        if (report_write(rp, d, o.report, source, err, sizeof err) != 0)
+        size_t size = 0;
+        if (report_write(rp, d, o.report, source, &size, err, sizeof err) != 0)
             util_warn("run: %s", err);
+        else
+            fprintf(stderr, "gpumon run: wrote the report %s (%.1f kB)\n", o.report, size / 1000.0);
     }
     rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 out:

@@ -29,6 +29,7 @@
 #include "util.h"
 
 #define LOGREAD_KEY_CACHE 128
+#define LOGREAD_MAX_INDEX 65535         /* NVML indices are small; a larger one is not a GPU */
 #define LOGREAD_ARENA_MIN (1u << 20)
 #define LOGREAD_SLOTS 16
 
@@ -60,7 +61,7 @@ struct logread_slot {
     struct logread_tree tree;
     struct record rec;
     int status;                     /* 1 a record, 0 the end (err: a warning, if any), -1 an error (err) */
-    char err[512];
+    char err[1024];
 };
 
 struct logread {
@@ -70,9 +71,13 @@ struct logread {
     struct logread_key host_keys[LOGREAD_KEY_CACHE], gpu_keys[LOGREAD_KEY_CACHE];   /* reader's */
     struct logread_tree direct;     /* logread_parse()'s */
     char warning[512];              /* reader's: the torn last line */
+    struct timespec last;           /* reader's: the latest record's time */
+    unsigned long long skipped, skip_line;   /* records skipped: their time went back; the first one's line */
+    struct timespec skip_t, skip_after;      /* its time, and the latest before it */
+    char skip_text[512];
     bool warned;
     char end_warning[512];          /* caller's: that warning, once the caller reached the end */
-    bool end_warned;
+    bool end_warned, end_seen;
 
     /* The reader thread fills slots ahead of the caller: produced and
      * consumed count lines; the caller holds slot (consumed - 1) % N. */
@@ -218,41 +223,50 @@ static int logread_int(const cJSON *j, long long *out)
     return 0;
 }
 
-/* Sets v from a JSON value of metric m. Returns 0, or -1 for a wrong type. */
-static int logread_value(const struct metric *m, const cJSON *j, struct value *v)
+/* Sets v from a JSON value of metric m. Returns NULL, or what is wrong
+ * with the value ("is out of range"). */
+static const char *logread_value(const struct metric *m, const cJSON *j, struct value *v)
 {
+    static const char *const wrong[] = {
+        [MK_INT] = "has the wrong type for a numeric value", [MK_FLOAT] = "has the wrong type for a numeric value",
+        [MK_HEX] = "has the wrong type for a numeric value", [MK_STR] = "has the wrong type for a string value",
+        [MK_FLAG] = "has the wrong type for a boolean value", [MK_PSTATE] = "is not a P-state (\"P0\" to \"P15\")",
+    };
     memset(v, 0, sizeof *v);
     if (logread_is(j, cJSON_NULL))
-        return 0;   /* VS_NONE unless "errors" says why */
+        return NULL;   /* VS_NONE unless "errors" says why */
     v->state = VS_OK;
+    bool number = logread_is(j, cJSON_Number);
     switch (m->kind) {
     case MK_FLOAT:
-        if (!logread_is(j, cJSON_Number))
-            return -1;
+        if (number && !isfinite(j->valuedouble))
+            return "is out of range";   /* 1e400: not a double */
         v->u.f = j->valuedouble;
-        return 0;
+        return number ? NULL : wrong[m->kind];
     case MK_INT:
     case MK_HEX:
-        return logread_int(j, &v->u.i);
+        if (number && !isfinite(j->valuedouble))
+            return "is out of range";
+        if (number && j->valuedouble != floor(j->valuedouble))
+            return "is not a whole number";
+        if (number && fabs(j->valuedouble) > 9.007199254740992e15)
+            return "is out of range";
+        return logread_int(j, &v->u.i) == 0 ? NULL : wrong[m->kind];
     case MK_FLAG:
-        if (!(logread_is(j, cJSON_True) || logread_is(j, cJSON_False)))
-            return -1;
         v->u.i = logread_is(j, cJSON_True);
-        return 0;
+        return logread_is(j, cJSON_True) || logread_is(j, cJSON_False) ? NULL : wrong[m->kind];
     case MK_PSTATE: {
         const char *s = logread_str(j);
         char *end;
         if (!s || s[0] != 'P' || s[1] < '0' || s[1] > '9')
-            return -1;
+            return wrong[m->kind];
         v->u.i = strtol(s + 1, &end, 10);
-        return *end ? -1 : 0;
+        return *end || v->u.i > 15 ? wrong[m->kind] : NULL;
     }
     case MK_STR:
-        if (!(v->u.s = logread_str(j)))
-            return -1;
-        return 0;
+        return (v->u.s = logread_str(j)) ? NULL : wrong[m->kind];
     }
-    return -1;
+    return wrong[MK_INT];
 }
 
 /* The members of a GPU object that are not metric values. */
@@ -279,10 +293,9 @@ static int logread_metrics(struct logread_key *cache, const cJSON *obj, enum met
         }
         if (metric_table[id].scope != scope || id == M_INDEX)
             continue;
-        if (logread_value(&metric_table[id], j, &vals[id]) != 0) {
-            snprintf(err, errlen, "\"%s\" has the wrong type for a %s value", j->string,
-                     metric_table[id].kind == MK_STR ? "string" : metric_table[id].kind == MK_FLAG ? "boolean"
-                     : metric_table[id].kind == MK_PSTATE ? "P-state" : "numeric");
+        const char *why = logread_value(&metric_table[id], j, &vals[id]);
+        if (why) {
+            snprintf(err, errlen, "\"%s\" %s", j->string, why);
             return -1;
         }
     }
@@ -383,8 +396,12 @@ static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *
 {
     long long idx;
     memset(g->v, 0, sizeof g->v);
-    if (logread_int(logread_item(obj, "index"), &idx) != 0 || idx < 0) {
+    if (logread_int(logread_item(obj, "index"), &idx) != 0) {
         snprintf(err, errlen, "a GPU object has no integer \"index\"");
+        return -1;
+    }
+    if (idx < 0 || idx > LOGREAD_MAX_INDEX) {
+        snprintf(err, errlen, "\"index\" %lld is out of range (0 to %d)", idx, LOGREAD_MAX_INDEX);
         return -1;
     }
     g->index = (unsigned)idx;
@@ -456,6 +473,11 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
             snprintf(err, errlen, "gpus[%zu]: %s", i, e);
             return -1;
         }
+        for (size_t k = 0; k < i; k++)
+            if (t->gpus[k].index == t->gpus[i].index) {
+                snprintf(err, errlen, "gpus[%zu] repeats the index %u of gpus[%zu]", i, t->gpus[i].index, k);
+                return -1;
+            }
         i++;
     }
     rec->ngpus = (unsigned)n;
@@ -491,6 +513,17 @@ int logread_open(struct logread **out, const char *path, char *err, size_t errle
     return 0;
 }
 
+/* What a line that is not a record may be instead, for the message. */
+static const char *logread_hint(const char *line)
+{
+    if (!strncmp(line, "timestamp,hostname", 18) || (strchr(line, ',') && line[0] != '{' && line[0] != '['))
+        return " (this looks like CSV: diagnose and report read JSON Lines, as gpumon watch --format jsonl "
+               "or gpumon run --output write them)";
+    if (line[0] >= '0' && line[0] <= '9' && strstr(line, "  "))
+        return " (this looks like gpumon watch's text output: record with --format jsonl for diagnose and report)";
+    return "";
+}
+
 /* Reads and parses the next line into t and rec: 1, 0 at the end, -1. */
 static int logread_read_one(struct logread *lr, struct logread_tree *t, struct record *rec, char *err,
                             size_t errlen)
@@ -512,15 +545,27 @@ static int logread_read_one(struct logread *lr, struct logread_tree *t, struct r
         lr->lineno++;
         if (len == 0)
             continue;
-        if (logread_tree_parse(lr, t, line, len, rec, e, sizeof e) == 0)
-            return 1;
+        if (logread_tree_parse(lr, t, line, len, rec, e, sizeof e) == 0) {
+            bool back = rec->time.tv_sec < lr->last.tv_sec ||
+                        (rec->time.tv_sec == lr->last.tv_sec && rec->time.tv_nsec < lr->last.tv_nsec);
+            if (!back) {
+                lr->last = rec->time;
+                return 1;
+            }
+            if (lr->skipped++ == 0) {   /* the analysis needs time order: say what is left out, and where */
+                lr->skip_line = lr->lineno;
+                lr->skip_t = rec->time;
+                lr->skip_after = lr->last;
+            }
+            continue;
+        }
         if (!complete) {   /* the last line, cut short */
             snprintf(lr->warning, sizeof lr->warning, "%s:%llu: the last line is incomplete (%zu bytes, no "
                      "newline; the writer was probably killed) and was ignored", lr->path, lr->lineno, len);
             lr->warned = true;
             return 0;
         }
-        snprintf(err, errlen, "%s:%llu: %s", lr->path, lr->lineno, e);
+        snprintf(err, errlen, "%.300s:%llu: %s%s", lr->path, lr->lineno, e, logread_hint(line));
         return -1;
     }
 }
@@ -584,6 +629,7 @@ int logread_next(struct logread *lr, struct record *rec, char *err, size_t errle
         lr->caller_waits = false;
     }
     struct logread_slot *sl = &lr->slots[lr->consumed++ % LOGREAD_SLOTS];
+    lr->end_seen = sl->status != 1;   /* the reader is done: its counts may be read */
     pthread_mutex_unlock(&lr->mu);
     if (sl->status == 1)
         *rec = sl->rec;
@@ -599,6 +645,20 @@ int logread_next(struct logread *lr, struct record *rec, char *err, size_t errle
 const char *logread_warning(const struct logread *lr)
 {
     return lr->end_warned ? lr->end_warning : NULL;
+}
+
+const char *logread_skipped(struct logread *lr)
+{
+    if (!lr->end_seen || lr->skipped == 0)
+        return NULL;
+    char a[32], b[32];
+    util_rfc3339(&lr->skip_t, a);
+    util_rfc3339(&lr->skip_after, b);
+    snprintf(lr->skip_text, sizeof lr->skip_text, "%s: %llu record%s skipped: %s time goes back (the first at line "
+             "%llu, %s, after %s); is an older log appended to this one? Diagnose each part on its own, or sort "
+             "the lines by time", lr->path, lr->skipped, lr->skipped == 1 ? " was" : "s were",
+             lr->skipped == 1 ? "its" : "their", lr->skip_line, a, b);
+    return lr->skip_text;
 }
 
 void logread_close(struct logread *lr)

@@ -27,8 +27,13 @@ int logread_open(struct logread **out, const char *path, char *err, size_t errle
 /* Reads the next record into rec. Returns 1, 0 at the end of the log, or
  * -1 with a message naming the file and line. Empty lines are skipped. */
 int logread_next(struct logread *lr, struct record *rec, char *err, size_t errlen);
-/* The warning about a torn last line, or NULL when there was none. */
+/* The warning about a torn last line (or a compressed log cut inside a
+ * frame), or NULL when there was none. */
 const char *logread_warning(const struct logread *lr);
+/* Once logread_next() returned 0: NULL, or a warning that records were
+ * skipped because their time goes back (how many, the first one's line).
+ * The analysis needs records in time order; equal times are kept. */
+const char *logread_skipped(struct logread *lr);
 void logread_close(struct logread *lr);
 
 /* Parses one line (without its newline) into rec; for tests and fuzzing.

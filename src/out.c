@@ -194,15 +194,19 @@ int out_write(struct out *o, const char *buf, size_t len)
             return -1;
         }
     }
-    if (!o->failing)
+    /* said when the trouble outlasts a record (a one-shot query gets out_close's one message only) */
+    if (o->failing && !o->warned) {
         util_warn("cannot write to %s: %s; keeping records in memory (up to %zu MiB) and retrying at every sample",
                   out_where(o), strerror(errno), o->backlog_max >> 20);
+        o->warned = true;
+    }
     o->failing = true;
     return 0;
 recovered:
-    util_warn("writing to %s again: delayed records written%s", out_where(o),
-              o->dropped ? " (some were dropped: the backlog was full)" : "");
-    o->failing = false;
+    if (o->warned)
+        util_warn("writing to %s again: delayed records written%s", out_where(o),
+                  o->dropped ? " (some were dropped: the backlog was full)" : "");
+    o->failing = o->warned = false;
     return 0;
 }
 
@@ -244,12 +248,14 @@ int out_close(struct out *o)
         util_warn("the end of the compressed log %s could not be written (%s): every record is there, but "
                   "zstd will say the file is truncated", o->path, strerror(errno));
     if (out_drain(o) != 0) {
-        util_warn("%zu records could not be written to %s: %s", o->qn, out_where(o), strerror(errno));
+        util_warn("%zu record%s could not be written to %s: %s", o->qn, o->qn == 1 ? "" : "s", out_where(o),
+                  strerror(errno));
         out_discard(o, false);
         rc = -1;
     }
     if (o->dropped) {
-        util_warn("%llu records were dropped while %s could not be written", o->dropped, out_where(o));
+        util_warn("%llu record%s dropped while %s could not be written", o->dropped,
+                  o->dropped == 1 ? " was" : "s were", out_where(o));
         rc = -1;
     }
     if (o->path && close(o->fd) != 0) {

@@ -34,7 +34,8 @@ struct out {
     size_t qcap, qhead, qn, qbytes;
     size_t backlog_max;         /* bytes the backlog may hold: OUT_BACKLOG_MAX (tests lower it) */
     unsigned long long dropped; /* records dropped because the backlog was full */
-    bool failing;               /* the last write failed; a warning was printed */
+    bool failing;               /* the last write failed */
+    bool warned;                /* ... and still did at the next record: a warning was printed */
 };
 
 /* True when path names a zstd-compressed log (it ends in ".zst"). */

@@ -4,7 +4,7 @@
  * advice. Everything is inline: CSS in a <style>, charts as SVG, and one
  * small inline script that only checks the page (it counts the charts
  * into a data attribute that tests read; the page reads fine without it).
- * The file is written whole to a temporary name and renamed into place.
+ * The file is written whole (wfile.c: atomically over a regular file, through a device).
  */
 #include "report.h"
 
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "metrics.h"
+#include "wfile.h"
 
 struct report {
     struct report_gpu *gpus[ANALYZE_MAX_GPUS];
@@ -153,8 +154,13 @@ static void report_gpu_section(const struct report *rp, const struct diag *d, un
     sbuf_puts(b, "</section>\n");
 }
 
-int report_write(const struct report *rp, const struct diag *d, const char *path, const char *source, char *err,
-                 size_t errlen)
+unsigned report_ngpus(const struct report *rp)
+{
+    return rp->ngpus;
+}
+
+int report_write(const struct report *rp, const struct diag *d, const char *path, const char *source,
+                 size_t *written, char *err, size_t errlen)
 {
     struct sbuf b;
     sbuf_init(&b);
@@ -193,23 +199,9 @@ int report_write(const struct report *rp, const struct diag *d, const char *path
         report_gpu_section(rp, d, i, &b);
     sbuf_printf(&b, "%s\n</body></html>\n", report_script);
 
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    int rc = -1;
-    if (!f) {
-        snprintf(err, errlen, "cannot write the report %s: %s", tmp, strerror(errno));
-        goto out;
-    }
-    bool ok = fwrite(b.data, 1, b.len, f) == b.len;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write the report %s: %s", path, strerror(errno));
-        remove(tmp);
-        goto out;
-    }
-    rc = 0;
-out:
+    int rc = wfile_write(path, b.data, b.len, err, errlen);
+    if (rc == 0 && written)
+        *written = b.len;
     sbuf_free(&b);
     return rc;
 }

@@ -32,11 +32,14 @@ void report_free(struct report *rp);
 void report_feed(struct report *rp, const struct record *r);
 /* Marks a verdict change (a diag_change_fn target). */
 void report_change(struct report *rp, const struct diag_change *ch);
-/* Writes the page for the records fed so far, with d's verdicts, to path.
- * source: what the data came from (shown in the header). Returns 0, or -1
- * with a message. */
-int report_write(const struct report *rp, const struct diag *d, const char *path, const char *source, char *err,
-                 size_t errlen);
+/* GPUs seen in the records fed so far. */
+unsigned report_ngpus(const struct report *rp);
+/* Writes the page for the records fed so far, with d's verdicts, to path
+ * (wfile.h: atomically over a regular file, never replacing a device or a
+ * FIFO). source: what the data came from (shown in the header). Returns 0
+ * with the page's size in *written (if not NULL), or -1 with a message. */
+int report_write(const struct report *rp, const struct diag *d, const char *path, const char *source,
+                 size_t *written, char *err, size_t errlen);
 
 /* report_svg.c: the time series of one GPU. */
 enum report_series { RS_UTIL, RS_MEM, RS_TEMP, RS_POWER, RS_CLOCK, RS_COUNT };

@@ -2,9 +2,9 @@
  * serve_collect.c: the exporter's collector. Samples at --interval on
  * absolute deadlines, renders the record with the exporter's own health,
  * swaps the new text in under the state mutex (the old one is freed after
- * the swap, outside it), and writes --textfile atomically: a temporary file
- * in the same folder, then rename, so node_exporter never reads half a
- * file. A textfile that cannot be written is reported once when it starts
+ * the swap, outside it), and writes --textfile atomically (wfile.c: a
+ * unique temporary file in the same folder, then rename), so node_exporter
+ * never reads half a file. A textfile that cannot be written is reported once when it starts
  * failing and once when it recovers; serving goes on either way.
  */
 #include <errno.h>
@@ -14,27 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "serve.h"
-
-static int serve_collect_textfile(const char *path, const char *text, size_t len, char *why, size_t whylen)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    bool ok = fwrite(text, 1, len, f) == len;
-    ok = (fflush(f) == 0) && ok;
-    int e = errno;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(why, whylen, "cannot write %s: %s", ok ? path : tmp, strerror(ok ? errno : e));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
+#include "wfile.h"
 
 void serve_collect_once(struct serve_state *st)
 {
@@ -67,7 +47,7 @@ void serve_collect_once(struct serve_state *st)
 
     if (st->textfile) {
         char why[4400];
-        int rc = serve_collect_textfile(st->textfile, b.data, b.len, why, sizeof why);
+        int rc = wfile_write(st->textfile, b.data, b.len, why, sizeof why);
         if (rc && !st->textfile_failing)
             util_warn("--textfile: %s (serving goes on; retrying every interval)", why);
         else if (!rc && st->textfile_failing)

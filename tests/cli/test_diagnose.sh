@@ -119,6 +119,43 @@ expect_match "short log" "$out" "no verdict: 0 s of data is too little for the 3
 out=$("$GPUMON" diagnose - --window 3s < "$T/power-cap.jsonl" 2>&1)
 expect_match "stdin" "$out" "power-throttle"
 
+# Time order: an older log appended, or a reversed log: the records that go
+# back in time are skipped and counted, the first one's line named.
+cat "$T/straggler.jsonl" "$T/healthy.jsonl" > "$T/appended.jsonl"   # healthy was recorded before straggler
+n1=$(wc -l < "$T/straggler.jsonl"); n2=$(wc -l < "$T/healthy.jsonl")
+"$GPUMON" diagnose "$T/appended.jsonl" --format json > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "appended: exit" "$rc" 0
+expect_match "appended: warning" "$(cat "$T/err")" "appended.jsonl: $n2 records were skipped: their time goes back \(the first at line $((n1 + 1)), "
+tac "$T/healthy.jsonl" > "$T/reversed.jsonl"
+"$GPUMON" diagnose "$T/reversed.jsonl" > /dev/null 2> "$T/err"
+expect_match "reversed: warning" "$(cat "$T/err")" "$((n2 - 1)) records were skipped: .*the first at line 2,"
+# Out-of-range values are malformed, not merged or misread.
+line=$(head -1 "$T/healthy.jsonl")
+bad_value() {  # bad_value WHAT SED-EXPRESSION REGEX
+  printf '%s\n' "$line" | sed "$2" > "$T/v.jsonl"
+  "$GPUMON" diagnose "$T/v.jsonl" > /dev/null 2> "$T/err"; local rc=$?
+  expect_eq "$1: exit" "$rc" 1
+  expect_match "$1: message" "$(cat "$T/err")" "$3"
+}
+bad_value "index 2^32" 's/"index":0/"index":4294967296/' '"index" 4294967296 is out of range \(0 to 65535\)'
+bad_value "index -1" 's/"index":0/"index":-1/' '"index" -1 is out of range'
+bad_value "1e400" 's/"power.draw":[0-9.]*/"power.draw":1e400/' '"power.draw" is out of range'
+bad_value "2^60" 's/"memory.used":[0-9]*/"memory.used":1152921504606846976/' '"memory.used" is out of range'
+bad_value "fraction" 's/"memory.used":[0-9]*/"memory.used":1.5/' '"memory.used" is not a whole number'
+bad_value "P99" 's/"pstate":"P[0-9]*"/"pstate":"P99"/' '"pstate" is not a P-state'
+# the same GPU twice in one record
+"$PY" -c 'import json,sys; r=json.loads(sys.argv[1]); r["gpus"].append(dict(r["gpus"][0])); print(json.dumps(r))' \
+  "$line" > "$T/v.jsonl"
+"$GPUMON" diagnose "$T/v.jsonl" > /dev/null 2> "$T/err"; expect_eq "repeated index: exit" "$?" 1
+expect_match "repeated index: message" "$(cat "$T/err")" "gpus\[[0-9]+\] repeats the index 0 of gpus\[0\]"
+# Not a JSON Lines log: say what it looks like.
+gp watch --once --format csv > "$T/log.csv" 2>/dev/null
+"$GPUMON" diagnose "$T/log.csv" > "$T/out" 2> "$T/err"; expect_eq "CSV log: exit" "$?" 1
+expect_match "CSV log: hint" "$(cat "$T/err")" "this looks like CSV"
+expect_eq "CSV log: no timeline header before the error" "$(cat "$T/out")" ""
+: > "$T/empty.jsonl"
+expect_eq "empty log" "$("$GPUMON" diagnose "$T/empty.jsonl" 2>&1)" "The log holds no records."
+
 # Options.
 "$GPUMON" diagnose > /dev/null 2> "$T/err"; expect_eq "no log exit" "$?" 2
 expect_match "no log message" "$(cat "$T/err")" "give the log to read"

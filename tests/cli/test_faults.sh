@@ -115,4 +115,27 @@ assert len(recs) > 80, len(recs)
 assert all(0 < g < 0.2 for g in gaps), max(gaps)   # every 20 ms sample is there, in order
 print('disk full: %d records, none torn, largest gap %.3f s' % (len(recs), max(gaps)))
 "
+
+# --- output that cannot be written ------------------------------------------
+# Lost output is a failure: one message and exit 1, for a file, for standard
+# output and for the last flush of a command that prints with stdio. A reader
+# that goes away (EPIPE) is not: nobody reads what is lost.
+lost() {  # lost WHAT ARGS... (stdout of ARGS goes to /dev/full unless -f/-o names it)
+  local what=$1; shift
+  "$@" 2> "$T/lost.err"; local rc=$?
+  expect_eq "$what: exit" "$rc" 1
+  expect_eq "$what: one message" "$(grep -vc 'simulated GPUs' "$T/lost.err")" 1
+  expect_match "$what: says so" "$(cat "$T/lost.err")" "(could not be written|No space left)"
+}
+if [ -c /dev/full ]; then
+  lost "watch -o /dev/full" gp watch --once -o /dev/full
+  lost "watch > /dev/full" sh -c '"$0" watch --once --nvml "$1" > /dev/full' "$GPUMON" "$SIM"
+  lost "query > /dev/full" sh -c '"$0" query --query-gpu=index --format=csv --nvml "$1" > /dev/full' "$GPUMON" "$SIM"
+  lost "query -f /dev/full" gp query --query-gpu=index --format=csv -f /dev/full
+  gp watch --count 3 --interval 10ms --format jsonl > "$T/three.jsonl" 2>/dev/null
+  lost "diagnose > /dev/full" sh -c '"$0" diagnose "$1" > /dev/full' "$GPUMON" "$T/three.jsonl"
+  lost "--help > /dev/full" sh -c '"$0" watch --help > /dev/full' "$GPUMON"
+fi
+gp watch --interval 10ms --count 100 2> "$T/pipe.err" | head -1 > /dev/null
+expect_eq "a closed pipe is not an error" "${PIPESTATUS[0]}" 0
 done_tests

@@ -8,7 +8,8 @@ GPUMON_SIM_SPEED=20 "$GPUMON" watch --scenario straggler --format jsonl --interv
   > "$T/s.jsonl" 2>/dev/null
 "$GPUMON" report "$T/s.jsonl" -o "$T/s.html" --window 3s > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "report exit" "$rc" 0
-expect_eq "report quiet" "$(cat "$T/out" "$T/err")" ""
+expect_eq "report: nothing on stdout" "$(cat "$T/out")" ""
+expect_match "report says what it wrote" "$(cat "$T/err")" "^gpumon report: wrote .*/s.html \([0-9.]+ kB, 8 GPUs\)$"
 html=$(cat "$T/s.html")
 expect_eq "charts: 5 per GPU" "$(grep -o '<svg class="chart"' "$T/s.html" | wc -l)" 40
 for key in utilization.gpu memory.used temperature.gpu power.draw clocks.sm; do
@@ -75,6 +76,39 @@ fi
 "$GPUMON" report "$T/s.jsonl" > /dev/null 2> "$T/err"; expect_eq "report without -o" "$?" 2
 expect_match "report without -o message" "$(cat "$T/err")" "give the file to write with -o"
 "$GPUMON" report "$T/s.jsonl" -o /nonexistent/dir/r.html > /dev/null 2> "$T/err"; expect_eq "unwritable" "$?" 1
+
+# What is at the path decides how the report is written: a regular file is
+# replaced atomically (mode kept), a link's target is replaced (the link
+# stays), a device or a FIFO with a reader is written through, never
+# replaced; a full device, a FIFO nobody reads and a directory are errors.
+rep() { "$GPUMON" report "$T/s.jsonl" -o "$1" > /dev/null 2> "$T/err"; }
+echo old > "$T/keep.html"; chmod 640 "$T/keep.html"
+rep "$T/keep.html"; expect_eq "over a file: exit" "$?" 0
+expect_eq "over a file: mode kept" "$(stat -c %a "$T/keep.html")" 640
+grep -q "<svg" "$T/keep.html" && ok || fail "over a file: not replaced"
+ln -s keep.html "$T/link.html"
+rep "$T/link.html"; expect_eq "through a link: exit" "$?" 0
+[ -L "$T/link.html" ] && ok || fail "the link was replaced by a file"
+rep /dev/null; expect_eq "/dev/null: exit" "$?" 0
+[ -c /dev/null ] && ok || fail "/dev/null is no longer a device"
+if [ -c /dev/full ]; then
+  rep /dev/full; expect_eq "/dev/full: exit" "$?" 1
+  expect_match "/dev/full: message" "$(cat "$T/err")" "cannot write /dev/full: No space left on device"
+  [ -c /dev/full ] && ok || fail "/dev/full is no longer a device"
+fi
+mkfifo "$T/fifo"
+rep "$T/fifo"; expect_eq "FIFO nobody reads: exit" "$?" 1
+expect_match "FIFO nobody reads: message" "$(cat "$T/err")" "FIFO that nothing reads"
+[ -p "$T/fifo" ] && ok || fail "the FIFO was replaced"
+cat "$T/fifo" > "$T/fifo.out" & reader=$!; sleep 0.2
+rep "$T/fifo"; expect_eq "FIFO with a reader: exit" "$?" 0
+wait $reader; grep -q "<svg" "$T/fifo.out" && ok || fail "FIFO with a reader: the page did not go through"
+mkdir "$T/dir.html"
+rep "$T/dir.html"; expect_eq "a directory: exit" "$?" 1
+expect_match "a directory: message" "$(cat "$T/err")" "is a directory"
+# two writers at once: unique temporary names, both succeed, no temporary left behind
+rep "$T/two.html" & a=$!; rep "$T/two.html"; b=$?; wait $a; expect_eq "two writers" "$?/$b" "0/0"
+expect_eq "no temporary file left" "$(ls -a "$T" | grep -c '\.tmp')" 0
 help=$("$GPUMON" report --help)
 for opt in --output --window --threshold --list-rules; do expect_match "report --help: $opt" "$help" -- "$opt"; done
 done_tests
