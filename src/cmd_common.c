@@ -145,8 +145,10 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
     if (o->scenario) {
         char err[PATH_MAX + 128];
         if (!cmd_find_scenario(o->scenario, scen, sizeof scen)) {
-            fprintf(stderr, "gpumon: --scenario: no scenario file \"%.4000s\" (give a path, or a bundled name "
-                    "such as healthy or input-bound)\n", o->scenario);
+            char shorter[UTIL_SHORT + 1];
+            fprintf(stderr, "gpumon: --scenario: no scenario file \"%s\" (%sgive a path, or a bundled name "
+                    "such as healthy or input-bound)\n", util_short(o->scenario, shorter),
+                    strlen(o->scenario) >= PATH_MAX ? "the path is too long; " : "");
             return EXIT_USAGE;
         }
         if (cmd_check_scenario(scen, err, sizeof err) != 0) {

@@ -21,7 +21,7 @@
 struct logsrc {
     FILE *f;
     bool own;
-    char *path;
+    char *path;                 /* for messages (util_short) */
     char *raw;                  /* bytes read from the file */
     size_t raw_pos, raw_end;
     bool raw_eof, started;
@@ -40,12 +40,14 @@ int logsrc_open(struct logsrc **out, const char *path, char *err, size_t errlen)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     struct stat st;
+    char shorter[UTIL_SHORT + 1];
+    const char *name = util_short(path, shorter);
     if (!f) {
-        snprintf(err, errlen, "cannot open log %.3000s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open log %s: %s", name, strerror(errno));
         return -1;
     }
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "cannot read log %.3000s: it is a directory", path);
+        snprintf(err, errlen, "cannot read log %s: it is a directory", name);
         if (f != stdin)
             fclose(f);
         return -1;
@@ -53,7 +55,7 @@ int logsrc_open(struct logsrc **out, const char *path, char *err, size_t errlen)
     struct logsrc *s = xcalloc(1, sizeof *s);
     s->f = f;
     s->own = f != stdin;
-    s->path = xstrdup(path);
+    s->path = xstrdup(name);
     s->raw = xmalloc(LOGSRC_CHUNK);
     *out = s;
     return 0;
@@ -66,7 +68,7 @@ static int logsrc_read_raw(struct logsrc *s, char *err, size_t errlen)
     s->raw_end = fread(s->raw, 1, LOGSRC_CHUNK, s->f);
     if (s->raw_end == 0) {
         if (ferror(s->f)) {
-            snprintf(err, errlen, "%.3000s: read error: %s", s->path, strerror(errno));
+            snprintf(err, errlen, "%s: read error: %s", s->path, strerror(errno));
             return -1;
         }
         s->raw_eof = true;
@@ -84,12 +86,12 @@ static int logsrc_start(struct logsrc *s, char *err, size_t errlen)
     if (s->raw_end >= 4 && !memcmp(s->raw, magic, 4)) {
         char e[600];
         if (lazy_zstd_load(e, sizeof e) != 0) {
-            snprintf(err, errlen, "%.2000s is zstd-compressed, but %s", s->path, e);
+            snprintf(err, errlen, "%s is zstd-compressed, but %s", s->path, e);
             return -1;
         }
         s->z = lazy_zstd.ZSTD_createDStream();
         if (!s->z) {
-            snprintf(err, errlen, "%.3000s: cannot start zstd decompression", s->path);
+            snprintf(err, errlen, "%s: cannot start zstd decompression", s->path);
             return -1;
         }
         lazy_zstd.ZSTD_initDStream(s->z);
@@ -117,7 +119,7 @@ static int logsrc_fill(struct logsrc *s, char *err, size_t errlen)
                 return -1;
             if (s->raw_eof) {
                 if (s->z_left != 0)
-                    snprintf(s->warning, sizeof s->warning, "%.3000s ends inside a zstd frame (the writer was "
+                    snprintf(s->warning, sizeof s->warning, "%s ends inside a zstd frame (the writer was "
                              "killed, or the file was cut): every complete record before that was read", s->path);
                 return 0;
             }
@@ -128,7 +130,7 @@ static int logsrc_fill(struct logsrc *s, char *err, size_t errlen)
         s->z_in += in.pos - s->raw_pos;
         s->raw_pos = in.pos;
         if (lazy_zstd.ZSTD_isError(r)) {
-            snprintf(err, errlen, "%.3000s: compressed data is damaged near byte %llu: %s", s->path, s->z_in,
+            snprintf(err, errlen, "%s: compressed data is damaged near byte %llu: %s", s->path, s->z_in,
                      lazy_zstd.ZSTD_getErrorName(r));
             return -1;
         }

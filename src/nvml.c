@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util.h"
 
 struct nvml_api nvml;
 
@@ -99,8 +100,10 @@ static int nvml_load(const char *path, struct nvml_failure *why)
     if (path && *path) {
         nvml.dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!nvml.dl) {
+            char a[UTIL_SHORT + 1], b[UTIL_SHORT + 1];
             nvml_fail(why, NVML_CAUSE_NOT_FOUND, 0, "cannot load the NVML library %s: %s. Check the path given "
-                      "with --nvml or GPUMON_NVML. %s", path, dlerror(), nvml_sim_hint);
+                      "with --nvml or GPUMON_NVML. %s", util_short(path, a), util_short(dlerror(), b),
+                      nvml_sim_hint);
             return -1;
         }
     } else {

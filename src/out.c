@@ -26,7 +26,7 @@ bool out_is_zstd_path(const char *path)
 
 static const char *out_where(const struct out *o)
 {
-    return o->path ? o->path : "standard output";
+    return o->path ? o->name : "standard output";
 }
 
 static int out_zstd_start(struct out *o, char *err, size_t errlen)
@@ -54,15 +54,18 @@ int out_open(struct out *o, const char *path, char *err, size_t errlen)
         o->fd = STDOUT_FILENO;
         return 0;
     }
+    char shorter[UTIL_SHORT + 1];
     o->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (o->fd < 0) {
-        snprintf(err, errlen, "cannot open output file %.3000s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open output file %s: %s", util_short(path, shorter), strerror(errno));
         return -1;
     }
     o->path = xstrdup(path);
+    o->name = xstrdup(util_short(path, shorter));
     if (out_is_zstd_path(path) && out_zstd_start(o, err, errlen) != 0) {
         close(o->fd);
         free(o->path);
+        free(o->name);
         return -1;
     }
     return 0;
@@ -89,7 +92,7 @@ static int out_write_all(struct out *o, const char *buf, size_t len)
         if (n <= 0) {
             int e = n < 0 ? errno : ENOSPC;
             if (start >= 0 && done > 0 && ftruncate(o->fd, start) != 0)
-                util_warn("cannot remove a partial record from %s: %s", o->path, strerror(errno));
+                util_warn("cannot remove a partial record from %s: %s", o->name, strerror(errno));
             errno = e;
             return -1;
         }
@@ -109,7 +112,7 @@ static int out_compress(struct out *o, const char *buf, size_t len, bool end)
         ZSTD_outBuffer ob = {o->z.data + o->z.len, o->z.cap - o->z.len - 1, 0};
         size_t left = lazy_zstd.ZSTD_compressStream2(o->zstd, &ob, &in, end ? ZSTD_e_end : ZSTD_e_flush);
         if (lazy_zstd.ZSTD_isError(left)) {
-            util_warn("zstd compression for %s failed: %s", o->path, lazy_zstd.ZSTD_getErrorName(left));
+            util_warn("zstd compression for %s failed: %s", o->name, lazy_zstd.ZSTD_getErrorName(left));
             return -1;
         }
         o->z.len += ob.pos;
@@ -225,13 +228,13 @@ int out_reopen(struct out *o, char *err, size_t errlen)
         return 0;
     int fd = open(o->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot reopen output file %.3000s: %s (still writing to the old file)", o->path,
+        snprintf(err, errlen, "cannot reopen output file %s: %s (still writing to the old file)", o->name,
                  strerror(errno));
         return -1;
     }
     if (o->zstd && out_zstd_end(o) != 0 && o->qn) {
         /* the delayed records continue the old file's stream: they cannot start the new one */
-        util_warn("%zu delayed records for %s were dropped when it was reopened", o->qn, o->path);
+        util_warn("%zu delayed records for %s were dropped when it was reopened", o->qn, o->name);
         out_discard(o, true);
     }
     close(o->fd);
@@ -246,7 +249,7 @@ int out_close(struct out *o)
     int rc = 0;
     if (o->zstd && out_zstd_end(o) != 0 && o->qn == 0)
         util_warn("the end of the compressed log %s could not be written (%s): every record is there, but "
-                  "zstd will say the file is truncated", o->path, strerror(errno));
+                  "zstd will say the file is truncated", o->name, strerror(errno));
     if (out_drain(o) != 0) {
         util_warn("%zu record%s could not be written to %s: %s", o->qn, o->qn == 1 ? "" : "s", out_where(o),
                   strerror(errno));
@@ -259,13 +262,14 @@ int out_close(struct out *o)
         rc = -1;
     }
     if (o->path && close(o->fd) != 0) {
-        util_warn("closing %s: %s", o->path, strerror(errno));
+        util_warn("closing %s: %s", o->name, strerror(errno));
         rc = -1;
     }
     if (o->zstd)
         lazy_zstd.ZSTD_freeCCtx(o->zstd);
     free(o->q);
     free(o->path);
+    free(o->name);
     sbuf_free(&o->z);
     return rc;
 }

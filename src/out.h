@@ -28,6 +28,7 @@ struct out_block {
 struct out {
     int fd;
     char *path;                 /* NULL for standard output */
+    char *name;                 /* path, shortened for messages */
     void *zstd;                 /* ZSTD_CCtx of a compressed log, else NULL */
     struct sbuf z;              /* one record, compressed */
     struct out_block *q;        /* backlog: a ring of whole records (as written: compressed or not) */

@@ -49,6 +49,19 @@ char *xstrdup(const char *s)
     return p;
 }
 
+const char *util_short(const char *s, char *out)
+{
+    size_t n = strlen(s);
+    if (n <= UTIL_SHORT)
+        return s;
+    size_t head = UTIL_SHORT - 100 - 3;
+    memcpy(out, s, head);
+    memcpy(out + head, "...", 3);
+    memcpy(out + head + 3, s + n - 100, 100);
+    out[UTIL_SHORT] = '\0';
+    return out;
+}
+
 void util_warn(const char *fmt, ...)
 {
     char msg[1024];

@@ -23,6 +23,12 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
+/* s for a message: itself, or when longer than UTIL_SHORT chars its start
+ * and end around "...", so that what follows it (the reason) is not lost
+ * to a message buffer. out must hold UTIL_SHORT + 1 bytes. */
+#define UTIL_SHORT 240
+const char *util_short(const char *s, char *out);
+
 /* Prints "gpumon: <message>" on stderr. */
 void util_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

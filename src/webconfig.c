@@ -73,8 +73,9 @@ static char *webconfig_read_file(const char *path, size_t *len, char *err, size_
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
+    char shorter[UTIL_SHORT + 1];
     if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open %s: %s", util_short(path, shorter), strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -255,6 +256,39 @@ static int webconfig_root(struct webconfig_parse_ctx *p, struct webconfig *c)
     return 0;
 }
 
+#define WEBCONFIG_MAX_DEPTH 16   /* a web config nests 3 levels; libyaml's parse is quadratic in depth */
+
+/* Refuses a document nested deeper than WEBCONFIG_MAX_DEPTH before it is
+ * loaded: a pass over the events that stops at the first level too deep,
+ * so a hostile file costs microseconds, not seconds. Returns 0 or -1 with
+ * a message (YAML errors are left to the loader, which says them better). */
+static int webconfig_depth(const char *text, size_t len, char *err, size_t errlen)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, rc = 0;
+    if (!yaml_parser_initialize(&parser))
+        return 0;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    for (bool done = false; !done && rc == 0;) {
+        if (!yaml_parser_parse(&parser, &ev))
+            break;
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > WEBCONFIG_MAX_DEPTH) {
+                snprintf(err, errlen, "line %zu: nested more than %d levels deep (a web config needs 3)",
+                         ev.start_mark.line + 1, WEBCONFIG_MAX_DEPTH);
+                rc = -1;
+            }
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 int webconfig_parse(const char *text, size_t len, const char *dir, struct webconfig **out, char *err,
                     size_t errlen)
 {
@@ -263,6 +297,10 @@ int webconfig_parse(const char *text, size_t len, const char *dir, struct webcon
     struct webconfig *c = xcalloc(1, sizeof *c);
     pthread_mutex_init(&c->mu, NULL);
     *out = NULL;
+    if (webconfig_depth(text, len, err, errlen) != 0) {
+        webconfig_free(c);
+        return -1;
+    }
     if (!yaml_parser_initialize(&parser)) {
         snprintf(err, errlen, "cannot initialize the YAML parser");
         webconfig_free(c);

@@ -54,11 +54,12 @@ static int wfile_temp(const char *dir, const char *base, char *tmp, size_t tmple
 
 /* Replaces the regular file at path (or creates it) through a temporary
  * file in its folder; mode: the replaced file's, or -1 for a new file. */
-static int wfile_replace(const char *path, const char *data, size_t len, int mode, char *err, size_t errlen)
+static int wfile_replace(const char *path, const char *name, const char *data, size_t len, int mode, char *err,
+                         size_t errlen)
 {
     char copy[PATH_MAX], dircopy[PATH_MAX], tmp[PATH_MAX + 64];
     if (strlen(path) >= sizeof copy) {
-        snprintf(err, errlen, "cannot write %.200s...: the path is too long (%zu bytes)", path, strlen(path));
+        snprintf(err, errlen, "cannot write %s: the path is too long (%zu bytes)", name, strlen(path));
         return -1;
     }
     snprintf(copy, sizeof copy, "%s", path);
@@ -66,7 +67,7 @@ static int wfile_replace(const char *path, const char *data, size_t len, int mod
     const char *base = basename(copy), *dir = dirname(dircopy);
     int fd = wfile_temp(dir, base, tmp, sizeof tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write %.3000s: cannot create a temporary file in %.1000s: %s", path, dir,
+        snprintf(err, errlen, "cannot write %s: cannot create a temporary file beside it: %s", name,
                  strerror(errno));
         return -1;
     }
@@ -79,18 +80,19 @@ static int wfile_replace(const char *path, const char *data, size_t len, int mod
         e = errno;
     if (e) {
         unlink(tmp);
-        snprintf(err, errlen, "cannot write %.3000s: %s", path, strerror(e));
+        snprintf(err, errlen, "cannot write %s: %s", name, strerror(e));
         return -1;
     }
     return 0;
 }
 
 /* Writes into what is at path without replacing it (a device, a FIFO). */
-static int wfile_through(const char *path, bool fifo, const char *data, size_t len, char *err, size_t errlen)
+static int wfile_through(const char *path, const char *name, bool fifo, const char *data, size_t len, char *err,
+                         size_t errlen)
 {
     int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (fifo ? O_NONBLOCK : 0));
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write %.3000s: %s", path,
+        snprintf(err, errlen, "cannot write %s: %s", name,
                  fifo && errno == ENXIO ? "it is a FIFO that nothing reads" : strerror(errno));
         return -1;
     }
@@ -100,13 +102,14 @@ static int wfile_through(const char *path, bool fifo, const char *data, size_t l
     if (close(fd) != 0 && !e)
         e = errno;
     if (e) {
-        snprintf(err, errlen, "cannot write %.3000s: %s", path, strerror(e));
+        snprintf(err, errlen, "cannot write %s: %s", name, strerror(e));
         return -1;
     }
     return 0;
 }
 
-int wfile_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
+static int wfile_write_named(const char *path, const char *name, const void *data, size_t len, char *err,
+                             size_t errlen)
 {
     struct stat st;
     if (!*path) {
@@ -115,30 +118,36 @@ int wfile_write(const char *path, const void *data, size_t len, char *err, size_
     }
     if (stat(path, &st) != 0) {   /* follows a link: a dangling one is written through (creating its target) */
         if (errno != ENOENT) {
-            snprintf(err, errlen, "cannot write %.3000s: %s", path, strerror(errno));
+            snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
             return -1;
         }
         struct stat lst;
         if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
             int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
             if (fd < 0 || wfile_all(fd, data, len) != 0 || close(fd) != 0) {
-                snprintf(err, errlen, "cannot write %.3000s: %s", path, strerror(errno));
+                snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
                 if (fd >= 0)
                     close(fd);
                 return -1;
             }
             return 0;
         }
-        return wfile_replace(path, data, len, -1, err, errlen);
+        return wfile_replace(path, name, data, len, -1, err, errlen);
     }
     if (S_ISREG(st.st_mode)) {
         char real[PATH_MAX];
         const char *target = realpath(path, real) ? real : path;   /* a link stays a link */
-        return wfile_replace(target, data, len, (int)(st.st_mode & 07777), err, errlen);
+        return wfile_replace(target, name, data, len, (int)(st.st_mode & 07777), err, errlen);
     }
     if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode))
-        return wfile_through(path, S_ISFIFO(st.st_mode), data, len, err, errlen);
-    snprintf(err, errlen, "cannot write %.3000s: it is %s, not a file", path,
+        return wfile_through(path, name, S_ISFIFO(st.st_mode), data, len, err, errlen);
+    snprintf(err, errlen, "cannot write %s: it is %s, not a file", name,
              S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file");
     return -1;
+}
+
+int wfile_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+    char shorter[UTIL_SHORT + 1];
+    return wfile_write_named(path, util_short(path, shorter), data, len, err, errlen);
 }

@@ -43,6 +43,37 @@ SCENARIO="$T/bad.scn" gp --once > /dev/null 2> "$T/err"; rc=$?
 expect_eq "invalid scenario exit" "$rc" 4
 expect_match "invalid scenario names file:line" "$(cat "$T/err")" "$T/bad.scn:4"
 
+# --scenario that cannot be used is a usage error (2) naming the file and
+# what is wrong, never the driver's advice; only regular files are opened,
+# without blocking (a FIFO must not hang).
+bad_scn() {  # bad_scn WHAT PATH REGEX
+  timeout 10 "$GPUMON" --once --scenario "$2" > /dev/null 2> "$T/err"; local rc=$?
+  expect_eq "--scenario $1: exit" "$rc" 2
+  expect_match "--scenario $1: message" "$(cat "$T/err")" "$3"
+  expect_no_match "--scenario $1: no driver advice" "$(cat "$T/err")" "driver installation|docker"
+}
+mkdir "$T/scn.dir"; mkfifo "$T/scn.fifo"; head -c 3000 /dev/urandom > "$T/scn.bin"
+bad_scn directory "$T/scn.dir" "is a directory, not a scenario file"
+bad_scn FIFO "$T/scn.fifo" "is a FIFO, not a scenario file"
+bad_scn /dev/zero /dev/zero "/dev/zero\" is a device, not a scenario file"
+bad_scn /dev/null /dev/null "/dev/null\" is a device, not a scenario file"
+bad_scn "a binary file" "$T/scn.bin" "scn.bin:[0-9]+: "
+expect_match "--scenario a binary file: said by gpumon" "$(cat "$T/err")" "scn.bin\" is not a valid scenario"
+bad_scn "a bad line" "$T/bad.scn" "bad.scn:4: unknown term \"wobble\""
+expect_match "--scenario a bad line: said by gpumon" "$(cat "$T/err")" "bad.scn\" is not a valid scenario"
+chmod 000 "$T/bad.scn"
+[ "$(id -u)" = 0 ] || bad_scn "unreadable" "$T/bad.scn" "cannot open .*Permission denied"
+# An empty GPU selection is a usage error, in every command that takes one.
+for c in watch serve run; do
+  if [ $c = run ]; then "$GPUMON" run --gpus ', ' --sim -- true > /dev/null 2> "$T/err"; rc=$?
+  else "$GPUMON" $c --gpus ', ' --sim > /dev/null 2> "$T/err"; rc=$?; fi
+  expect_eq "$c --gpus ', ': exit" "$rc" 2
+  expect_match "$c --gpus ', ': message" "$(cat "$T/err")" "names no GPU"
+done
+"$GPUMON" query --query-gpu=index --format=csv -i '' --sim > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "query -i '': exit" "$rc" 2
+expect_eq "query -i '': nothing on stdout" "$(cat "$T/out")" ""
+
 # The bundled simulator through --sim and a scenario by name.
 "$GPUMON" --once --sim --scenario idle-8xh200 --format csv --fields name > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "--sim --scenario exit" "$rc" 0

@@ -14,6 +14,9 @@ check_usage "below the minimum of 10ms" watch --interval 5ms
 check_usage "above the maximum of 24h" watch --interval 1e20
 check_usage "above the maximum of 24h" watch --interval 25h
 check_usage "not a duration" watch --interval nan
+check_usage "above the maximum of 24h" serve --web.timeout 4294967297
+check_usage "expected \[HOST\]:PORT" serve --web.listen-address garbage
+check_usage "is not a port number" serve --web.listen-address :99999
 check_usage "not a duration" watch --interval -1s
 check_usage "not a duration" watch --interval inf
 check_usage "above the maximum of 24h" run --interval 1e20 -- true
@@ -46,6 +49,29 @@ keys=$(printf '%s\n' "$list" | tail -n +2 | awk '{print $1}' | paste -sd, -)
 gp watch --once --format csv --fields "$keys" > "$T/all.csv" 2>/dev/null; rc=$?
 expect_eq "--fields with every listed key" "$rc" 0
 expect_eq "header has every key" "$(head -1 "$T/all.csv")" "timestamp,hostname,$keys"
+
+# A 100 kB path: the message keeps its reason (the path is shortened, not the reason).
+long=/tmp/$(head -c 100000 /dev/zero | tr '\0' a)
+longpath() {  # longpath ARGS...: gpumon ARGS; the message must keep its reason and stay short
+  "$GPUMON" "$@" > /dev/null 2> "$T/err"
+  local what; what=$(echo "$*" | cut -c1-24)
+  expect_match "100 kB path, $what: the reason" "$(tail -c 300 "$T/err")" "(too long|not found|No such file)"
+  [ "$(wc -c < "$T/err")" -lt 4000 ] && ok || fail "100 kB path, $what: a message of $(wc -c < "$T/err") bytes"
+}
+longpath watch --once -o "$long" --nvml "$SIM"
+longpath diagnose "$long"
+gp watch --once --format jsonl > "$T/one.jsonl" 2>/dev/null
+longpath report "$T/one.jsonl" -o "$long"
+longpath watch --once --scenario "$long"
+longpath watch --once --nvml "$long"
+longpath query --query-gpu=index --format=csv -f "$long" --nvml "$SIM"
+# More than 128 query fields (nvidia-smi takes them), and a list too long.
+many=$(for i in $(seq 200); do printf 'index,'; done)utilization.gpu
+gp query --query-gpu="$many" --format=csv,noheader > "$T/out" 2> "$T/err"; expect_eq "200 query fields: exit" "$?" 0
+expect_eq "200 query fields: one row per GPU" "$(head -1 "$T/out" | tr ',' '\n' | wc -l)" 201
+toomany=$(for i in $(seq 600); do printf 'index,'; done)index
+gp query --query-gpu="$toomany" --format=csv > "$T/out" 2> "$T/err"; expect_eq "600 query fields: exit" "$?" 2
+expect_match "600 query fields: message" "$(cat "$T/err")" "Too many fields to query: at most 512"
 
 # --help comes from each command's option table; the man page and the README
 # must name every option it lists.

@@ -218,6 +218,7 @@ printf 'tls_server_config:\n  cert_file: cert.pem\n' | bad "no key" "both cert_f
 printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  min_version: TLS9\n' | bad "bad version" "TLS9"
 printf 'basic_auth_user:\n  bob: x\n' | bad "misspelt key" '"basic_auth_user": unknown'
 printf 'tls_server_config: [\n' | bad "not YAML" "not valid YAML"
+"$PY" -c 'print("basic_auth_users: " + "[" * 40000 + "]" * 40000)' | bad "nested 40,000 deep" "nested more than 16 levels deep"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key2.pem" -out /dev/null -days 1 -subj /CN=x > /dev/null 2>&1
 printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key2.pem\n' | bad "key of another cert" "cannot be used together"
 mkfifo "$T/fifo.yml"
@@ -226,7 +227,14 @@ expect_eq "a FIFO as web config: refused at once" "$rc:$(grep -c 'fifo.yml: not 
 "$GPUMON" serve --nvml "$SIM" --web.config.file "$T/none.yml" > /dev/null 2> "$T/bad.err"; rc=$?
 expect_eq "missing web config" "$rc:$(grep -c 'none.yml' "$T/bad.err")" "2:1"
 "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:99999" > /dev/null 2> "$T/bad.err"; rc=$?
-expect_match "bad port" "$rc $(cat "$T/bad.err")" '^2 .*|^1 .*not a port number'
+expect_match "bad port" "$rc $(cat "$T/bad.err")" '^2 .*not a port number'
 "$GPUMON" serve --nvml "$SIM" --compat prom > /dev/null 2> "$T/bad.err"; rc=$?
 expect_eq "bad --compat" "$rc" 2
+# Port 0: the start-up line says the port it got.
+"$GPUMON" serve --nvml "$SIM" --web.listen-address 127.0.0.1:0 > /dev/null 2> "$T/p0.err" & p0=$!
+for _ in $(seq 50); do grep -q serving "$T/p0.err" && break; sleep 0.1; done
+port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/p0.err")
+[ -n "$port" ] && [ "$port" != 0 ] && ok || fail "port 0: the start-up line names no port: $(cat "$T/p0.err")"
+expect_eq "port 0: that port answers" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")" 200
+kill $p0; wait $p0
 done_tests
