@@ -290,7 +290,7 @@ int cmd_run(int argc, char **argv)
     enum metric_id ids[METRIC_COUNT];
     for (int i = 0; i < METRIC_COUNT; i++)
         ids[i] = (enum metric_id)i;
-    struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, o.processes};
+    struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, o.processes, 0};
     rp = o.report ? report_new() : NULL;
     d = diag_new(&o.ao.cfg, run_on_change, rp);
     int status = run_loop(&o, child, smp, &sk, &out, d, rp);

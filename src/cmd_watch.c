@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include "cmd.h"
 #include "exitcodes.h"
 #include "nvml.h"
@@ -101,6 +103,21 @@ static bool watch_signals_until(struct sink *sk, struct out *out, struct sbuf *b
     }
 }
 
+/* The terminal's width when the text goes to one ($COLUMNS, else the
+ * terminal's size), read again each record so a resize takes effect; 0
+ * when it goes to a file or a pipe (the full layout, for logs). */
+static int watch_width(const struct watch_opts *o)
+{
+    struct winsize ws;
+    if (o->output || o->format != &sink_text || !isatty(STDOUT_FILENO))
+        return 0;
+    const char *cols = getenv("COLUMNS");
+    unsigned long long n;
+    if (cols && util_parse_uint(cols, 10000, &n) == 0 && n > 0)
+        return (int)n;
+    return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 0;
+}
+
 static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct sink *sk, struct out *out)
 {
     struct sbuf b;
@@ -113,6 +130,7 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
     bool stop = watch_signals_until(sk, out, &b, 0);   /* a signal during start-up */
     for (unsigned long long n = 0; !stop; n++) {
         cmd_sample(smp, &rec, step);
+        sk->width = watch_width(o);
         sk->ops->record(sk, &rec, &b);
         if (out_write(out, b.data, b.len) != 0)
             break;   /* standard output closed: the reader is gone */
@@ -140,10 +158,18 @@ int cmd_watch(int argc, char **argv)
         ids[i] = (enum metric_id)i;
     if (o.fields) {
         char bad[128];
-        nids = metric_parse_list(o.fields, ids, METRIC_COUNT, bad, sizeof bad);
+        nids = metric_parse_list(o.fields, ids + 1, METRIC_COUNT - 1, bad, sizeof bad);
         if (nids < 0)
             return opt_usage_error("watch", "--fields: unknown metric \"%s\" (gpumon --list-metrics lists them)",
                                    bad);
+        /* CSV rows always name their GPU (as JSON Lines objects do): index first unless listed */
+        bool has_index = false;
+        for (int i = 1; i <= nids; i++)
+            has_index |= ids[i] == M_INDEX;
+        if (o.format == &sink_csv && !has_index)
+            ids[0] = M_INDEX, nids++;
+        else
+            memmove(ids, ids + 1, (size_t)nids * sizeof *ids);
     }
     /* The text layout needs its own metrics; every record names its GPU. */
     bool want[METRIC_COUNT] = {false};
@@ -172,7 +198,7 @@ int cmd_watch(int argc, char **argv)
         rc = opt_usage_error("watch", "%s", err);
         goto out;
     }
-    struct sink sk = {o.format, ids, nids, o.fields != NULL, so.processes};
+    struct sink sk = {o.format, ids, nids, o.fields != NULL, so.processes, 0};
     rc = watch_loop(&o, smp, &sk, &out);
 out:
     sampler_close(smp);

@@ -18,6 +18,7 @@ struct sink {
     int nids;
     bool custom_fields;         /* --fields given (text: key=value layout) */
     bool processes;             /* include per-process lists (JSON Lines) */
+    int width;                  /* text: the terminal's columns; 0 when not a terminal */
 };
 
 struct sink_ops {

@@ -1,14 +1,21 @@
 /*
  * sink_text.c: the human-readable block, one per sample: a header line with
- * the time, host name and host CPU and memory, then one line per GPU with
- * utilization (and the range of the driver's sub-second samples), memory
- * used/total and percent, temperature, power against its limit, SM clock,
- * P-state and active clock event reasons. A lost GPU says LOST. With
- * --fields, each line lists key=value pairs of the chosen metrics instead.
+ * the time, host name and host CPU and memory, then one line per GPU, its
+ * columns aligned from GPU to GPU. Two layouts of the same figures:
+ *  - full (a terminal 100 columns wide or more, or not a terminal: logs):
+ *    name, utilization with the range of the driver's sub-second samples,
+ *    memory used/total and percent, temperature, power against its limit,
+ *    SM clock, P-state and active clock event reasons;
+ *  - compact (a terminal narrower than 100 columns): the same in at most 80
+ *    columns, under a line of column heads, so 8 GPUs take 8 lines, not 17.
+ * A lost GPU says LOST. With --fields, each line lists key=value pairs of
+ * the chosen metrics instead. Missing values use fmt.c's brief markers.
  */
 #include <string.h>
 #include "fmt.h"
 #include "sink.h"
+
+#define TEXT_COMPACT_BELOW 100   /* terminal columns under which the compact layout is used */
 
 static void sink_text_begin(const struct sink *s, struct sbuf *b)
 {
@@ -16,9 +23,9 @@ static void sink_text_begin(const struct sink *s, struct sbuf *b)
     (void)b;
 }
 
-/* A value in fmt (its unit inside, so a marker goes without it), or a
- * short marker. */
-static void text_val(struct sbuf *b, const struct value *v, const char *fmt, bool is_float)
+/* A value in fmt (its unit inside), or the brief marker right-aligned in
+ * width columns so that columns stay aligned. */
+static void text_val(struct sbuf *b, const struct value *v, const char *fmt, bool is_float, int width)
 {
     if (v->state == VS_OK) {
         if (is_float)
@@ -27,50 +34,118 @@ static void text_val(struct sbuf *b, const struct value *v, const char *fmt, boo
             sbuf_printf(b, fmt, v->u.i);
     } else {
         char tmp[32];
-        sbuf_puts(b, fmt_marker(v, FMT_MARK_BRIEF, tmp, sizeof tmp));
+        sbuf_printf(b, "%*s", width, fmt_marker(v, FMT_MARK_BRIEF, tmp, sizeof tmp));
     }
 }
 
-static void sink_text_gpu_default(const struct record_gpu *g, struct sbuf *b)
+static bool text_lost(const struct value *v)
 {
-    const struct value *v = g->v;
-    sbuf_printf(b, "  GPU %u  ", g->index);
-    if (v[M_NAME].state == VS_OK)
-        sbuf_printf(b, "%-24s", v[M_NAME].u.s);
-    if (v[M_STATE].state == VS_OK && !strcmp(v[M_STATE].u.s, "lost")) {
-        sbuf_puts(b, "  LOST (fell off the bus or needs a reset)\n");
-        return;
-    }
-    sbuf_puts(b, "  util ");
-    text_val(b, &v[M_UTIL_GPU], "%3lld%%", false);
-    if (v[M_UTIL_MIN].state == VS_OK && v[M_UTIL_MAX].state == VS_OK)
-        sbuf_printf(b, " [%lld-%lld]", v[M_UTIL_MIN].u.i, v[M_UTIL_MAX].u.i);
-    sbuf_puts(b, "  mem ");
-    text_val(b, &v[M_MEM_USED], "%lld", false);
-    sbuf_putc(b, '/');
-    text_val(b, &v[M_MEM_TOTAL], "%lld", false);
-    sbuf_puts(b, " MiB");
-    if (v[M_MEM_USED].state == VS_OK && v[M_MEM_TOTAL].state == VS_OK && v[M_MEM_TOTAL].u.i > 0)
-        sbuf_printf(b, " %5.1f%%", 100.0 * (double)v[M_MEM_USED].u.i / (double)v[M_MEM_TOTAL].u.i);
-    sbuf_puts(b, "  temp ");
-    text_val(b, &v[M_TEMP], "%lld C", false);
-    sbuf_puts(b, "  power ");
-    text_val(b, &v[M_POWER], "%.2f", true);
-    sbuf_putc(b, '/');
-    text_val(b, &v[M_POWER_ENFORCED], "%.2f", true);
-    sbuf_puts(b, " W  sm ");
-    text_val(b, &v[M_CLOCK_SM], "%lld MHz", false);
-    sbuf_puts(b, "  ");
-    if (v[M_PSTATE].state == VS_OK)
-        sbuf_printf(b, "P%lld", v[M_PSTATE].u.i);
+    return v[M_STATE].state == VS_OK && !strcmp(v[M_STATE].u.s, "lost");
+}
+
+/* Active clock event reasons but idle, comma-separated after lead. */
+static void text_reasons(struct sbuf *b, const struct value *v, const char *lead)
+{
     bool first = true;
     for (int i = 0; i < CLOCK_REASON_COUNT; i++) {
         const struct value *r = &v[metric_reason_id((enum clock_reason_id)i)];
         if (r->state == VS_OK && r->u.i && i != CR_IDLE) {
-            sbuf_printf(b, "%s%s", first ? "  throttled: " : ",", clock_reasons[i].label);
+            sbuf_printf(b, "%s%s", first ? lead : ",", clock_reasons[i].label);
             first = false;
         }
     }
+}
+
+static double text_mem_share(const struct value *v)
+{
+    if (v[M_MEM_USED].state != VS_OK || v[M_MEM_TOTAL].state != VS_OK || v[M_MEM_TOTAL].u.i <= 0)
+        return -1;
+    return 100.0 * (double)v[M_MEM_USED].u.i / (double)v[M_MEM_TOTAL].u.i;
+}
+
+static void sink_text_gpu_full(const struct record_gpu *g, struct sbuf *b)
+{
+    const struct value *v = g->v;
+    sbuf_printf(b, "  GPU %-2u ", g->index);
+    sbuf_printf(b, "%-24.24s", v[M_NAME].state == VS_OK ? v[M_NAME].u.s : "");
+    if (text_lost(v)) {
+        sbuf_puts(b, "  LOST (fell off the bus or needs a reset)\n");
+        return;
+    }
+    sbuf_puts(b, "  util ");
+    text_val(b, &v[M_UTIL_GPU], "%3lld%%", false, 4);
+    if (v[M_UTIL_MIN].state == VS_OK && v[M_UTIL_MAX].state == VS_OK)
+        sbuf_printf(b, " [%3lld-%3lld]", v[M_UTIL_MIN].u.i, v[M_UTIL_MAX].u.i);
+    else
+        sbuf_puts(b, "          ");
+    sbuf_puts(b, "  mem ");
+    text_val(b, &v[M_MEM_USED], "%6lld", false, 6);
+    sbuf_putc(b, '/');
+    text_val(b, &v[M_MEM_TOTAL], "%-6lld", false, -6);
+    sbuf_puts(b, " MiB ");
+    double share = text_mem_share(v);
+    if (share >= 0)
+        sbuf_printf(b, "%5.1f%%", share);
+    else
+        sbuf_puts(b, "      ");
+    sbuf_puts(b, "  temp ");
+    text_val(b, &v[M_TEMP], "%3lld C", false, 5);
+    sbuf_puts(b, "  power ");
+    text_val(b, &v[M_POWER], "%7.2f", true, 7);
+    sbuf_putc(b, '/');
+    text_val(b, &v[M_POWER_ENFORCED], "%-7.2f", true, -7);
+    sbuf_puts(b, " W  sm ");
+    text_val(b, &v[M_CLOCK_SM], "%4lld MHz", false, 8);
+    sbuf_puts(b, "  ");
+    if (v[M_PSTATE].state == VS_OK)
+        sbuf_printf(b, "P%-2lld", v[M_PSTATE].u.i);
+    else
+        sbuf_puts(b, "   ");
+    text_reasons(b, v, "  throttled: ");
+    while (b->len && b->data[b->len - 1] == ' ')
+        b->data[--b->len] = '\0';
+    sbuf_putc(b, '\n');
+}
+
+/* The product name without "NVIDIA ", for narrow columns. */
+static const char *text_short_name(const struct value *v)
+{
+    if (v[M_NAME].state != VS_OK)
+        return "";
+    const char *n = v[M_NAME].u.s;
+    return strncmp(n, "NVIDIA ", 7) ? n : n + 7;
+}
+
+static void sink_text_gpu_compact(const struct record_gpu *g, struct sbuf *b)
+{
+    const struct value *v = g->v;
+    sbuf_printf(b, "%3u %-14.14s", g->index, text_short_name(v));
+    if (text_lost(v)) {
+        sbuf_puts(b, " LOST (fell off the bus or needs a reset)\n");
+        return;
+    }
+    text_val(b, &v[M_UTIL_GPU], " %3lld%%", false, 5);
+    if (v[M_UTIL_MIN].state == VS_OK && v[M_UTIL_MAX].state == VS_OK)
+        sbuf_printf(b, " %3lld-%-3lld", v[M_UTIL_MIN].u.i, v[M_UTIL_MAX].u.i);
+    else
+        sbuf_puts(b, "        ");
+    double share = text_mem_share(v);
+    if (share >= 0)
+        sbuf_printf(b, " %5.1f%%", share);
+    else
+        sbuf_puts(b, "    n/a");
+    text_val(b, &v[M_TEMP], " %3lldC", false, 5);
+    text_val(b, &v[M_POWER], " %4.0f", true, 5);
+    sbuf_putc(b, '/');
+    text_val(b, &v[M_POWER_ENFORCED], "%-4.0fW", true, -5);
+    text_val(b, &v[M_CLOCK_SM], " %4lld", false, 5);
+    if (v[M_PSTATE].state == VS_OK)
+        sbuf_printf(b, " P%-2lld", v[M_PSTATE].u.i);
+    else
+        sbuf_puts(b, "    ");
+    text_reasons(b, v, " ");
+    while (b->len && b->data[b->len - 1] == ' ')
+        b->data[--b->len] = '\0';
     sbuf_putc(b, '\n');
 }
 
@@ -82,35 +157,52 @@ static void text_pair(struct sbuf *b, const struct metric *m, const struct value
         sbuf_printf(b, " %s", m->unit);
 }
 
+/* The host's CPU and memory; compact: shorter words, for 80 columns. */
+static void sink_text_host(const struct record *r, bool compact, struct sbuf *b)
+{
+    const struct value *h = r->host;
+    static const char *const words[2][4] = {{"  cpu usr ", " sys ", " iowait ", "  mem "},
+                                            {"  cpu usr ", " sys ", " io ", "  mem "}};
+    const char *const *w = words[compact];
+    sbuf_puts(b, w[0]);
+    text_val(b, &h[M_HOST_USER], "%.1f%%", true, 0);
+    sbuf_puts(b, w[1]);
+    text_val(b, &h[M_HOST_SYSTEM], "%.1f%%", true, 0);
+    sbuf_puts(b, w[2]);
+    text_val(b, &h[M_HOST_IOWAIT], "%.1f%%", true, 0);
+    sbuf_puts(b, w[3]);
+    text_val(b, &h[M_HOST_MEM_USED], "%lld", false, 0);
+    sbuf_putc(b, '/');
+    text_val(b, &h[M_HOST_MEM_TOTAL], "%lld", false, 0);
+    sbuf_puts(b, " MiB");
+}
+
 static void sink_text_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
     char ts[32];
+    bool compact = !s->custom_fields && s->width > 0 && s->width < TEXT_COMPACT_BELOW;
     util_rfc3339(&r->time, ts);
-    sbuf_printf(b, "%s  %s", ts, r->hostname);
+    sbuf_printf(b, "%s  %.*s", ts, compact ? 16 : 255, r->hostname);
     if (s->custom_fields) {
         for (int i = 0; i < s->nids; i++)
             if (metric_table[s->ids[i]].scope == MS_HOST)
                 text_pair(b, &metric_table[s->ids[i]], &r->host[s->ids[i]]);
     } else {
-        const struct value *h = r->host;
-        sbuf_puts(b, "  cpu usr ");
-        text_val(b, &h[M_HOST_USER], "%.1f%%", true);
-        sbuf_puts(b, " sys ");
-        text_val(b, &h[M_HOST_SYSTEM], "%.1f%%", true);
-        sbuf_puts(b, " iowait ");
-        text_val(b, &h[M_HOST_IOWAIT], "%.1f%%", true);
-        sbuf_puts(b, "  mem ");
-        text_val(b, &h[M_HOST_MEM_USED], "%lld", false);
-        sbuf_putc(b, '/');
-        text_val(b, &h[M_HOST_MEM_TOTAL], "%lld", false);
-        sbuf_puts(b, " MiB");
+        sink_text_host(r, compact, b);
     }
     sbuf_putc(b, '\n');
     if (r->ngpus == 0)
         sbuf_puts(b, "  (no GPU)\n");
+    else if (compact)
+        sbuf_printf(b, "%3s %-14s %4s %-7s %6s %4s %10s %4s %-3s %s\n", "GPU", "NAME", "UTIL", "RANGE", "MEM",
+                    "TEMP", "POWER", "SM", "P", "THROTTLED");   /* the widths of sink_text_gpu_compact */
     for (unsigned g = 0; g < r->ngpus; g++) {
+        if (compact) {
+            sink_text_gpu_compact(&r->gpus[g], b);
+            continue;
+        }
         if (!s->custom_fields) {
-            sink_text_gpu_default(&r->gpus[g], b);
+            sink_text_gpu_full(&r->gpus[g], b);
             continue;
         }
         sbuf_printf(b, "  GPU %u", r->gpus[g].index);

@@ -41,7 +41,10 @@ PYEOF
 
 # --fields chooses metrics, in order, in every format.
 gp watch --once --format csv --fields utilization.gpu,memory.used,host.cpu.user > "$T/f.csv" 2>/dev/null
-expect_eq "csv --fields header" "$(head -1 "$T/f.csv")" "timestamp,hostname,utilization.gpu,memory.used,host.cpu.user"
+expect_eq "csv --fields header" "$(head -1 "$T/f.csv")" \
+  "timestamp,hostname,index,utilization.gpu,memory.used,host.cpu.user"   # rows always name their GPU
+gp watch --once --format csv --fields utilization.gpu,index > "$T/f2.csv" 2>/dev/null
+expect_eq "csv --fields with index where it is listed" "$(head -1 "$T/f2.csv")" "timestamp,hostname,utilization.gpu,index"
 gp watch --once --format jsonl --fields temperature.gpu,host.memory.used > "$T/f.jsonl" 2>/dev/null
 pycheck "$T/f.jsonl" '
 r = recs[0]
@@ -53,7 +56,24 @@ expect_match "text --fields" "$out" "GPU 0  utilization.gpu=[0-9]+ %  power.draw
 # Text: a timestamped block, a line per GPU with the essentials.
 out=$(gp watch --once 2>/dev/null)
 expect_match "text header" "$out" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z  "
-expect_match "text gpu line" "$out" "GPU 1  .*util +[0-9]+%.*mem [0-9]+/[0-9]+ MiB +[0-9.]+%.*temp [0-9]+ C.*power [0-9.]+/[0-9.]+ W"
+expect_match "text gpu line" "$out" "GPU 1  .*util +[0-9]+%.*mem +[0-9]+/[0-9]+ +MiB +[0-9.]+%.*temp +[0-9]+ C.*power +[0-9.]+/[0-9.]+ +W"
+# Text fits the terminal: 8 GPUs on 80 columns take one aligned line each
+# (a terminal, through script(1)); 120 columns or a file get the full line.
+tty_out() {  # tty_out COLUMNS: one 8-GPU text block written to a terminal of that width
+  script -qc "COLUMNS=$1 GPUMON_SIM_SCENARIO='$SCN/straggler.scn' '$GPUMON' watch --once --nvml '$SIM' 2>/dev/null" \
+    /dev/null | tr -d '\r'
+}
+narrow=$(tty_out 80)
+expect_eq "80 columns: lines" "$(printf '%s\n' "$narrow" | wc -l)" 10   # host, column heads, 8 GPUs
+expect_eq "80 columns: none longer" "$(printf '%s\n' "$narrow" | awk 'length($0) > 80' | wc -l)" 0
+expect_match "80 columns: column heads" "$narrow" "^GPU NAME +UTIL RANGE +MEM TEMP +POWER +SM P +THROTTLED"
+expect_match "80 columns: a GPU" "$narrow" "^  5 H100 80GB HBM3 +[0-9]+%( +[0-9]+- *[0-9]+)? +[0-9.]+% +[0-9]+C +[0-9]+/700 W +[0-9]+ P0"
+cols=$(printf '%s\n' "$narrow" | tail -n +3 | awk '{ print index($0, "%") }' | sort -u | wc -l)
+expect_eq "80 columns: aligned" "$cols" 1
+wide=$(tty_out 120)
+expect_match "120 columns: the full line" "$wide" "GPU 5  NVIDIA H100 80GB HBM3 +util"
+cols=$(printf '%s\n' "$wide" | tail -n +2 | awk '{ print index($0, "mem") }' | sort -u | wc -l)
+expect_eq "full lines aligned" "$cols" 1
 
 # --gpus by index, UUID and PCI bus id.
 uuid1=$("$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["gpus"][1]["uuid"])' "$T/one.jsonl")

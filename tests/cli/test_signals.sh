@@ -26,16 +26,16 @@ kill -TERM $pid
 wait $pid; rc=$?
 expect_eq "exit after rotation" "$rc" 0
 [ -s "$T/rot.csv" ] && ok || fail "no new file after SIGHUP"
-expect_eq "new file starts with a header" "$(head -1 "$T/rot.csv")" "timestamp,hostname,utilization.gpu"
+expect_eq "new file starts with a header" "$(head -1 "$T/rot.csv")" "timestamp,hostname,index,utilization.gpu"
 "$PY" - "$T/rot.csv.1" "$T/rot.csv" <<'PYEOF' && ok || fail "rotation lost or tore samples"
 import sys, datetime
 stamps = []
 for path in sys.argv[1:]:
     lines = open(path).read().split("\n")
     assert lines[-1] == "", "torn last line in " + path
-    assert lines[0] == "timestamp,hostname,utilization.gpu"
+    assert lines[0] == "timestamp,hostname,index,utilization.gpu"
     for l in lines[1:-1]:
-        ts, host, util = l.split(",")
+        ts, host, index, util = l.split(",")
         assert util.isdigit(), l
         stamps.append(datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ"))
 # two rows (GPUs) per sample; consecutive samples at most a few intervals apart

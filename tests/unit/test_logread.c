@@ -122,7 +122,7 @@ static void test_round_trip(void **state)
     enum metric_id ids[METRIC_COUNT];
     for (int i = 0; i < METRIC_COUNT; i++)
         ids[i] = (enum metric_id)i;
-    struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, true};
+    struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, true, 0};
     struct sbuf a, b;
     sbuf_init(&a);
     sbuf_init(&b);
