@@ -29,12 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
 #include "diag.h"
 #include "exitcodes.h"
+#include "host.h"
 #include "nvml.h"
 #include "out.h"
 #include "report.h"
@@ -176,6 +178,40 @@ static void run_on_change(void *ctx, const struct diag_change *ch)
         report_change(rp, ch);
 }
 
+/* Reaps every ended child: the command, and (gpumon being their subreaper)
+ * descendants it left behind that have ended since. True once the command
+ * itself has ended, its wait status in *status. */
+static bool run_reap(pid_t child, int *status)
+{
+    bool ended = false;
+    int st;
+    pid_t p;
+    while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+        if (p == child) {
+            *status = st;
+            ended = true;
+        }
+    return ended;
+}
+
+/* After the command ended: its descendants that still run (reparented to
+ * gpumon, their subreaper) are said, by pid, since gpumon stops here. */
+static void run_leftovers(const char *cmd)
+{
+    struct host_sample h;
+    int pids[8], n;
+    host_init(&h);
+    if ((n = host_children(&h, (int)getpid(), pids, 8)) == 0)
+        return;
+    char list[128] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? ", " : "", pids[i]);
+    fprintf(stderr, "gpumon run: %s exited, but %s%d of the processes it started still run%s (pid %s%s): gpumon "
+            "stops watching here; they keep running (stuck data-loader workers? kill them if so)\n", cmd,
+            n == 8 ? "at least " : "", n, n == 1 ? "s" : "", list, n == 8 ? ", ..." : "");
+    host_close(&h);
+}
+
 /* Samples until the command ends; returns its wait status. */
 static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, struct sink *sk, struct out *out,
                     struct diag *d, struct report *rp)
@@ -188,7 +224,7 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
     int status = 0;
     bool out_ok = true;
     for (bool last = false;;) {
-        if (!last && waitpid(child, &status, WNOHANG) != 0) {
+        if (!last && run_reap(child, &status)) {
             /* The command ended: one more sample sees it gone, taken once the
              * sampler's 0.5 s host cadence reads /proc again. */
             last = true;
@@ -258,6 +294,8 @@ int cmd_run(int argc, char **argv)
     }
     if ((rc = run_open_gpus(&o, cmd[0], &watching)) != 0)
         goto out;
+    /* orphans of the command come to gpumon (to be reaped, and named if they outlive it) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     if ((child = run_fork(cmd, &gate, &status_fd)) < 0) {
         util_warn("run: cannot start %s: %s", cmd[0], strerror(errno));
         rc = EXIT_RUNTIME;
@@ -294,6 +332,7 @@ int cmd_run(int argc, char **argv)
     rp = o.report ? report_new() : NULL;
     d = diag_new(&o.ao.cfg, run_on_change, rp);
     int status = run_loop(&o, child, smp, &sk, &out, d, rp);
+    run_leftovers(cmd[0]);
     diag_finish(d);
     struct sbuf b;
     sbuf_init(&b);

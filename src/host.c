@@ -108,6 +108,17 @@ static int host_list_procs(const char *proc, struct host_pid_stat **out)
     return n;
 }
 
+int host_children(const struct host_sample *h, int parent, int *pids, int max)
+{
+    struct host_pid_stat *ps;
+    int n = host_list_procs(h->proc_path, &ps), k = 0;
+    for (int i = 0; i < n; i++)
+        if (ps[i].ppid == parent && k < max)
+            pids[k++] = ps[i].pid;
+    free(ps);
+    return k;
+}
+
 /* Main-thread run + run-queue wait time in ns, or 0 when unknown. */
 static unsigned long long host_sched_ns(const char *proc, int pid)
 {

@@ -53,6 +53,8 @@ void host_read(struct host_sample *h);
 /* Follows the process tree rooted at pid from now on (its first figures
  * come from the next host_read()). */
 void host_job_watch(struct host_sample *h, int pid);
+/* Up to max pids of the processes whose parent is parent; returns how many. */
+int host_children(const struct host_sample *h, int parent, int *pids, int max);
 /* The fields of /proc/PID/stat that the tree needs. */
 struct host_pid_stat {
     int pid, ppid;

@@ -86,4 +86,12 @@ for opt in --interval --gpus --output --report --no-processes --window --thresho
            --scenario; do
   expect_match "run --help: $opt" "$help" -- "$opt"
 done
+# A command that leaves processes behind: gpumon says so, by pid, and stops
+# (it does not hang on them); the status is still the command's.
+"$GPUMON" run --nvml "$SIM" --interval 100ms -- sh -c 'sleep 60 & echo $! > "$0"; sleep 0.3; exit 5' "$T/left.pid" \
+  > /dev/null 2> "$T/err"; rc=$?
+expect_eq "leftovers: the command's status" "$rc" 5
+left=$(cat "$T/left.pid")
+expect_match "leftovers: said, with the pid" "$(cat "$T/err")" "sh exited, but 1 of the processes it started still runs \(pid $left\)"
+kill "$left" 2>/dev/null
 done_tests
