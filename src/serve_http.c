@@ -22,6 +22,15 @@
 #include <unistd.h>
 #include "serve.h"
 
+/* libmicrohttpd 0.9.71 made the handlers' int an enum MHD_Result; Ubuntu
+ * 20.04 ships 0.9.66. GPUMON_MHD_INT_RESULT forces the old spelling, so
+ * that CI compiles that branch too (scripts/compat-check). */
+#if MHD_VERSION >= 0x00097100 && !defined(GPUMON_MHD_INT_RESULT)
+typedef enum MHD_Result serve_mhd_result;
+#else
+typedef int serve_mhd_result;
+#endif
+
 struct serve_http {
     struct MHD_Daemon *d;
     struct serve_state *st;
@@ -34,7 +43,7 @@ static const char serve_http_landing[] =
     "<li><a href=\"health\">/health</a>: 200 while collections are fresh, 503 once they are stale</li></ul>\n"
     "<p>gpumon " GPUMON_VERSION "</p></body></html>\n";
 
-static enum MHD_Result serve_http_reply(struct MHD_Connection *c, unsigned status, const char *type, char *body,
+static serve_mhd_result serve_http_reply(struct MHD_Connection *c, unsigned status, const char *type, char *body,
                                         size_t len, bool owned)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(
@@ -47,14 +56,14 @@ static enum MHD_Result serve_http_reply(struct MHD_Connection *c, unsigned statu
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    enum MHD_Result rc = MHD_queue_response(c, status, r);
+    serve_mhd_result rc = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return rc;
 }
 
-static enum MHD_Result serve_http_text(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+static serve_mhd_result serve_http_text(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static enum MHD_Result serve_http_text(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+static serve_mhd_result serve_http_text(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
 {
     char *body = NULL;
     va_list ap;
@@ -66,7 +75,7 @@ static enum MHD_Result serve_http_text(struct MHD_Connection *c, unsigned status
     return serve_http_reply(c, status, "text/plain; charset=utf-8", body, (size_t)n, true);
 }
 
-static enum MHD_Result serve_http_metrics(struct serve_http *h, struct MHD_Connection *c)
+static serve_mhd_result serve_http_metrics(struct serve_http *h, struct MHD_Connection *c)
 {
     struct serve_state *st = h->st;
     struct sbuf b;
@@ -82,7 +91,7 @@ static enum MHD_Result serve_http_metrics(struct serve_http *h, struct MHD_Conne
 
 /* Fresh: the served data was begun at most three intervals (and at least
  * one second) ago, so one late collection does not flap the check. */
-static enum MHD_Result serve_http_health(struct serve_http *h, struct MHD_Connection *c)
+static serve_mhd_result serve_http_health(struct serve_http *h, struct MHD_Connection *c)
 {
     double age = serve_snapshot_age(h->st), limit = 3 * h->st->interval_ms / 1000.0;
     if (limit < 1)
@@ -110,7 +119,7 @@ static bool serve_http_authorized(struct serve_http *h, struct MHD_Connection *c
     return ok;
 }
 
-static enum MHD_Result serve_http_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+static serve_mhd_result serve_http_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                          const char *version, const char *upload, size_t *upload_size,
                                          void **con_cls)
 {
@@ -134,7 +143,7 @@ static enum MHD_Result serve_http_handle(void *cls, struct MHD_Connection *c, co
         if (!r)
             return MHD_NO;
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-        enum MHD_Result rc = MHD_queue_basic_auth_fail_response(c, "gpumon", r);
+        serve_mhd_result rc = MHD_queue_basic_auth_fail_response(c, "gpumon", r);
         MHD_destroy_response(r);
         return rc;
     }

@@ -10,8 +10,27 @@ for f in bin/gpumon share/man/man1/gpumon.1 lib/gpumon/sim/libnvidia-ml.so.1 sha
   [ -f "$T/prefix/$f" ] && ok || fail "not installed: $f"
 done
 [ ! -e "$T/prefix/bin/nvidia-smi" ] && ok || fail "nvidia-smi link installed without being asked for"
+if [ "$HAVE_SERVE" = 1 ]; then
+  [ -f "$T/prefix/lib/gpumon/gpumon-serve.so" ] && ok || fail "not installed: lib/gpumon/gpumon-serve.so"
+  "$T/prefix/bin/gpumon" serve --help > "$T/out" 2> "$T/err"; rc=$?
+  expect_eq "installed gpumon serve finds its module" "$rc:$(grep -c web.listen-address "$T/out")" "0:1"
+fi
+# gpumon and the libraries it loads when needed: not linked, found at run time.
+expect_no_match "gpumon is not linked with the exporter's libraries" "$(ldd "$T/prefix/bin/gpumon")" \
+  "microhttpd|gnutls|yaml|crypt|zstd|cjson"
 "$T/prefix/bin/gpumon" --sim --scenario "$T/prefix/share/gpumon/scenarios/healthy.scn" --once --format csv \
   --fields name > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "installed gpumon --sim exit" "$rc" 0
 expect_match "installed gpumon uses its own simulator" "$(cat "$T/out")" "H100"
+# A packager's build: no tests (no cmocka needed), no exporter: gpumon alone,
+# and serve says how to get it.
+cmake -S "$SRC" -B "$T/alone" -DGPUMON_TESTS=OFF -DGPUMON_SERVE=OFF > "$T/cfg.log" 2>&1; rc=$?
+expect_eq "configure without tests and exporter" "$rc" 0
+grep -q CMOCKA "$T/alone/CMakeCache.txt" && fail "cmocka looked for without tests" || ok
+cmake --build "$T/alone" --target gpumon -j"$(nproc)" > "$T/build.log" 2>&1; rc=$?
+expect_eq "build gpumon alone" "$rc" 0
+"$T/alone/gpumon" serve > /dev/null 2> "$T/err"; rc=$?
+expect_eq "serve without the exporter: exit" "$rc" 1
+expect_match "serve without the exporter: how to get it" "$(cat "$T/err")" "built without the Prometheus exporter: install libmicrohttpd-dev"
+"$T/alone/gpumon" --version > /dev/null && ok || fail "gpumon alone does not run"
 done_tests
