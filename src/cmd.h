@@ -75,6 +75,9 @@ struct record;
  * over a second and over an interval (an NVML call slow or hung) is said
  * on stderr, since the records will show a gap there. */
 void cmd_sample(struct sampler *s, struct record *rec, uint64_t step);
+/* Takes a --gpus list of cmd; one that names no GPU (empty, only commas)
+ * is a usage error. Returns 0 or EXIT_USAGE. */
+int cmd_parse_gpus(const char *cmd, const char *arg, const char **out);
 #define CMD_INTERVAL_MIN_MS 10.0
 #define CMD_INTERVAL_MAX_MS (24.0 * 3600 * 1000)
 /* Parses an --interval value of cmd: 10 ms to 24 h. Returns 0, or

@@ -229,6 +229,14 @@ int cmd_parse_duration(const char *cmd, const char *name, const char *arg, doubl
     return 0;
 }
 
+int cmd_parse_gpus(const char *cmd, const char *arg, const char **out)
+{
+    if (!arg[strspn(arg, ", \t")])
+        return opt_usage_error(cmd, "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
+    *out = arg;
+    return 0;
+}
+
 int cmd_parse_interval(const char *cmd, const char *arg, double *ms)
 {
     return cmd_parse_duration(cmd, "--interval", arg, CMD_INTERVAL_MIN_MS, CMD_INTERVAL_MAX_MS, ms);

@@ -94,10 +94,7 @@ static int run_set(void *ctx, int key, const char *v)
     switch (key) {
     case R_INTERVAL: return cmd_parse_interval("run", v, &o->interval_ms);
     case R_GPUS:
-        if (!v[strspn(v, ", \t")])
-            return opt_usage_error("run", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
-        o->gpus = v;
-        return 0;
+        return cmd_parse_gpus("run", v, &o->gpus);
     case R_OUTPUT: o->output = v; return 0;
     case R_REPORT: o->report = v; return 0;
     case R_NO_PROCS: o->processes = false; return 0;

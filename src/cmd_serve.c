@@ -81,10 +81,7 @@ static int serve_set(void *ctx, int key, const char *v)
     case S_TIMEOUT: return cmd_parse_duration("serve", "--web.timeout", v, 1000, 86400000, &o->timeout_ms);
     case S_INTERVAL: return cmd_parse_interval("serve", v, &o->interval_ms);
     case S_GPUS:
-        if (!v[strspn(v, ", \t")])
-            return opt_usage_error("serve", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
-        o->gpus = v;
-        return 0;
+        return cmd_parse_gpus("serve", v, &o->gpus);
     case S_COMPAT:
         if (strcmp(v, "dcgm"))
             return opt_usage_error("serve", "--compat: unknown \"%.200s\" (the one choice is dcgm)", v);

@@ -74,10 +74,7 @@ static int watch_set(void *ctx, int key, const char *v)
         return 0;
     case W_FIELDS: o->fields = v; return 0;
     case W_GPUS:
-        if (!v[strspn(v, ", \t")])
-            return opt_usage_error("watch", "--gpus: the list names no GPU (give indices, UUIDs or PCI bus ids)");
-        o->gpus = v;
-        return 0;
+        return cmd_parse_gpus("watch", v, &o->gpus);
     case W_OUTPUT: o->output = v; return 0;
     case W_NO_PROCS: o->processes = false; return 0;
     default: return cmd_nvml_option(&o->nvml, key, v);
@@ -152,13 +149,13 @@ int cmd_watch(int argc, char **argv)
         return rc == OPT_DONE ? EXIT_OK : rc;
     if (first < argc)
         return opt_usage_error("watch", "unexpected argument \"%.200s\"", argv[first]);
-    enum metric_id ids[METRIC_COUNT], read_ids[METRIC_COUNT];
+    enum metric_id ids[METRIC_COUNT + 1], read_ids[METRIC_COUNT];   /* ids: room for index before the list */
     int nids = METRIC_COUNT, nread = 0;
     for (int i = 0; i < METRIC_COUNT; i++)
         ids[i] = (enum metric_id)i;
     if (o.fields) {
         char bad[128];
-        nids = metric_parse_list(o.fields, ids + 1, METRIC_COUNT - 1, bad, sizeof bad);
+        nids = metric_parse_list(o.fields, ids + 1, METRIC_COUNT, bad, sizeof bad);
         if (nids < 0)
             return opt_usage_error("watch", "--fields: unknown metric \"%s\" (gpumon --list-metrics lists them)",
                                    bad);

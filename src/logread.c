@@ -76,7 +76,7 @@ struct logread {
     struct timespec skip_t, skip_after;      /* its time, and the latest before it */
     char skip_text[512];
     bool warned;
-    char end_warning[512];          /* caller's: that warning, once the caller reached the end */
+    char end_warning[1024];         /* caller's: that warning, once the caller reached the end */
     bool end_warned, end_seen;
 
     /* The reader thread fills slots ahead of the caller: produced and
