@@ -31,7 +31,7 @@ struct analyze_point {
 
 struct analyze_host_point {
     double t;
-    float job_cpu, job_top, job_rss, iowait, ncpus;
+    float job_cpu, job_top, job_rss, iowait, ncpus, job_read;
     int32_t job_procs;
 };
 
@@ -266,6 +266,7 @@ void analyze_feed(struct analyzer *a, const struct record *r)
                                     analyze_num(&h[M_JOB_RSS], M_JOB_RSS),
                                     analyze_num(&h[M_HOST_IOWAIT], M_HOST_IOWAIT),
                                     analyze_num(&h[M_HOST_CPUS], M_HOST_CPUS),
+                                    analyze_num(&h[M_JOB_READ], M_JOB_READ),
                                     h[M_JOB_PROCS].state == VS_OK ? (int32_t)h[M_JOB_PROCS].u.i : -1};
     while (a->hn && a->host[a->hhead].t <= from)
         a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
@@ -452,7 +453,7 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
 
 static void analyze_host_stats(const struct analyzer *a, struct analyze_gpu_stats *s)
 {
-    double n = 0, cpu = 0, top = 0, rss = NAN, ni = 0, io = 0;
+    double n = 0, cpu = 0, top = 0, rss = NAN, ni = 0, io = 0, nr = 0, rd = 0;
     s->ncpus = NAN;
     s->job_procs = -1;
     for (unsigned k = 0; k < a->hn; k++) {
@@ -465,6 +466,8 @@ static void analyze_host_stats(const struct analyzer *a, struct analyze_gpu_stat
             rss = isnan(rss) ? p->job_rss : fmax(rss, p->job_rss);
         if (!isnan(p->iowait))
             ni++, io += p->iowait;
+        if (!isnan(p->job_read))
+            nr++, rd += p->job_read;
         if (!isnan(p->ncpus))
             s->ncpus = p->ncpus;
         if (p->job_procs >= 0)
@@ -475,6 +478,7 @@ static void analyze_host_stats(const struct analyzer *a, struct analyze_gpu_stat
     s->job_cpu_top = n ? top / n : NAN;
     s->job_rss_max = rss;
     s->iowait = ni ? io / ni : NAN;
+    s->job_read_kbs = nr ? rd / nr : NAN;
 }
 
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out)

@@ -61,6 +61,7 @@ struct analyze_gpu_stats {
     /* the watched process tree and the host, over the window; NAN unknown */
     bool job_ok;
     double job_cpu, job_cpu_top, job_rss_max, ncpus, iowait;
+    double job_read_kbs;               /* storage reads of the tree, KB/s; NAN unknown (old logs, no access) */
     int job_procs;
 };
 

@@ -11,6 +11,11 @@
  * thread ran or waited for a CPU (/proc/PID/schedstat), so a loader that
  * would take a whole core still reads as saturated on a crowded machine;
  * without schedstat, its CPU ticks stand in.
+ * Storage reads are the growth of each member's read_bytes (/proc/PID/io:
+ * bytes that reached the block layer, page-cache hits excluded), the
+ * evidence that the job itself, not a neighbour, waits on storage. A tree
+ * none of whose io files can be read (another user's setuid process, a
+ * kernel without task I/O accounting) has no such figure.
  */
 #include "host.h"
 
@@ -77,6 +82,28 @@ int host_parse_pid_stat(const char *text, struct host_pid_stat *out)
                    "%*d %llu %*u %lld", &out->ppid, &out->utime, &out->stime, &out->cutime, &out->cstime,
                    &out->start, &out->rss_pages);
     return n == 7 ? 0 : -1;
+}
+
+long long host_parse_pid_io(const char *text)
+{
+    const char *at = strstr(text, "\nread_bytes:");
+    long long v;
+    if (!at && !strncmp(text, "read_bytes:", 11))
+        at = text - 1;
+    return at && sscanf(at + 1, "read_bytes: %lld", &v) == 1 && v >= 0 ? v : -1;
+}
+
+static long long host_read_pid_io(const char *proc, int pid)
+{
+    char path[512], text[512];
+    snprintf(path, sizeof path, "%s/%d/io", proc, pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    return host_parse_pid_io(text);
 }
 
 /* Every process's stat; returns the count, *out owned by the caller. */
@@ -171,8 +198,8 @@ static void host_read_job(struct host_sample *h)
     free(chain);
     long tck = sysconf(_SC_CLK_TCK);
     double secs = (double)(now - h->job_ns) / 1e9, total = 0, top = 0;
-    long long rss = 0;
-    int procs = 0;
+    long long rss = 0, read = 0;
+    int procs = 0, io_known = 0;
     struct host_job_proc *next = xmalloc(HOST_JOB_MAX * sizeof *next);
     for (int i = 0; i < n; i++) {
         if (in[i] != 1 || procs >= HOST_JOB_MAX)
@@ -184,6 +211,14 @@ static void host_read_job(struct host_sample *h)
             if (h->job_prev[j].pid == ps[i].pid && h->job_prev[j].start == ps[i].start)
                 prev = &h->job_prev[j];
         double d = prev ? (all > prev->ticks ? (double)(all - prev->ticks) : 0) : (double)all;
+        long long rb = host_read_pid_io(h->proc_path, ps[i].pid);
+        if (rb >= 0) {   /* a process born since the previous read counts from zero */
+            io_known++;
+            if (!prev)
+                read += rb;
+            else if (prev->read_bytes >= 0 && rb > prev->read_bytes)
+                read += rb - prev->read_bytes;
+        }
         double demand = d / (tck > 0 ? (double)tck : 100);   /* seconds */
         if (sched && prev && prev->sched_ns && sched >= prev->sched_ns)
             demand = fmin((double)(sched - prev->sched_ns) / 1e9, secs);   /* one thread: at most one core */
@@ -191,7 +226,7 @@ static void host_read_job(struct host_sample *h)
         if (demand > top)
             top = demand;
         rss += ps[i].rss_pages;
-        next[procs++] = (struct host_job_proc){ps[i].pid, ps[i].start, all, sched};
+        next[procs++] = (struct host_job_proc){ps[i].pid, ps[i].start, all, sched, rb};
     }
     /* The first read only sets the baseline. */
     h->job_ok = h->job_ns != 0 && secs > 0 && tck > 0;
@@ -199,6 +234,8 @@ static void host_read_job(struct host_sample *h)
         h->job_cpu = total / (double)tck / secs;
         h->job_cpu_top = top / secs;
     }
+    h->job_io_ok = h->job_ok && (io_known > 0 || procs == 0);
+    h->job_read_bps = h->job_io_ok ? (double)read / secs : 0;
     long page = sysconf(_SC_PAGESIZE);
     h->job_rss_kib = rss * (page > 0 ? page : 4096) / 1024;
     h->job_procs = procs;

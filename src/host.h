@@ -4,7 +4,8 @@
  * consecutive host_read() calls; the first call after host_init() covers
  * the time since host_init(). With host_job_watch(), host_read() also sums
  * the CPU time and RSS of one process tree (a command and all its
- * descendants, found through the parent links in /proc/PID/stat).
+ * descendants, found through the parent links in /proc/PID/stat), and
+ * the bytes it read from storage (/proc/PID/io read_bytes).
  */
 #ifndef GPUMON_HOST_H
 #define GPUMON_HOST_H
@@ -23,6 +24,7 @@ struct host_job_proc {
     int pid;
     unsigned long long start, ticks;   /* start time and own+children CPU ticks */
     unsigned long long sched_ns;       /* main thread's time running or waiting to run */
+    long long read_bytes;              /* bytes read from storage (/proc/PID/io); -1 unreadable */
 };
 
 struct host_sample {
@@ -39,6 +41,8 @@ struct host_sample {
     double job_cpu_top;         /* CPU demand of the busiest process, cores (see host.c) */
     long long job_rss_kib;
     int job_procs;
+    bool job_io_ok;             /* job_read_bps is valid: /proc/PID/io readable for the tree */
+    double job_read_bps;        /* bytes per second the tree read from storage */
     const char *proc_path;      /* "/proc"; tests may redirect */
     uint64_t job_ns;            /* monotonic time of the previous tree read */
     int job_nprev;
@@ -66,5 +70,7 @@ struct host_pid_stat {
 int host_parse_pid_stat(const char *text, struct host_pid_stat *out);
 /* Parses the aggregate "cpu" line of /proc/stat. Returns 0 or -1. */
 int host_parse_stat_line(const char *line, struct host_cpu_times *out);
+/* The read_bytes figure of one /proc/PID/io text, or -1 when absent. */
+long long host_parse_pid_io(const char *text);
 
 #endif

@@ -176,7 +176,10 @@ enum metric_cadence { MC_STATIC, MC_FAST, MC_SLOW };
       "Resident memory of the watched process tree (sum over its processes)", job_rss) \
     X(M_JOB_PROCS, "job.processes", "", MK_INT, MS_HOST, MC_FAST, 0, \
       "gpumon_job_processes", "gauge", 1, NULL, \
-      "Processes in the watched tree; 0 once the command has ended", job_procs)
+      "Processes in the watched tree; 0 once the command has ended", job_procs) \
+    X(M_JOB_READ, "job.io.read", "KB/s", MK_INT, MS_HOST, MC_FAST, 0, \
+      "gpumon_job_read_bytes_per_second", "gauge", 1024, NULL, \
+      "Bytes the watched process tree read from storage (page-cache hits excluded), per second", job_read)
 
 enum metric_id {
 #define METRIC_ENUM(id, ...) id,

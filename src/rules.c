@@ -62,9 +62,13 @@ static bool cpu_saturated(const struct analyze_gpu_stats *s, const struct rule_c
                          (!isnan(s->ncpus) && s->job_cpu >= T(T_CPU_SATURATED) / 100.0 * s->ncpus));
 }
 
+/* Host iowait is the whole machine's: under gpumon run it counts only when the job itself reads
+ * from storage (a neighbour's backup is not this job's input pipeline). Logs without the job's
+ * reads (watch, serve, older logs) have only the host figure. */
 static bool iowait_high(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return !isnan(s->iowait) && s->iowait >= T(T_IOWAIT);
+    return !isnan(s->iowait) && s->iowait >= T(T_IOWAIT) &&
+           (!s->job_ok || isnan(s->job_read_kbs) || s->job_read_kbs >= T(T_JOB_READ));
 }
 
 static bool swinging(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -233,6 +237,8 @@ static void e_job(const struct analyze_gpu_stats *s, struct sbuf *b)
     }
     sbuf_printf(b, "; job CPU %.2f cores (busiest process %.2f) of %.0f CPUs", s->job_cpu, s->job_cpu_top,
                 s->ncpus);
+    if (!isnan(s->job_read_kbs))
+        sbuf_printf(b, ", reading %.1f MB/s from storage", s->job_read_kbs / 1024);
     if (!isnan(s->iowait))
         sbuf_printf(b, ", host iowait %.1f%%", s->iowait);
 }

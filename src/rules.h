@@ -26,6 +26,8 @@
     X(T_CPU_SATURATED, "cpu.saturated", 90, "%", \
       "job CPU saturated: busiest process at this share of one core, or the tree at this share of all CPUs") \
     X(T_IOWAIT, "iowait.high", 10, "%", "host iowait at or above which input is I/O-bound") \
+    X(T_JOB_READ, "job.read", 1024, "KB/s", \
+      "storage reads of the job (gpumon run) from which host iowait is its own; below: a neighbour's") \
     X(T_MEM_HIGH, "memory.high", 90, "%", "memory used, share of total, that counts as near full") \
     X(T_MEM_RISE, "memory.rise", 2, "%", "growth over the window, share of total, that counts as rising") \
     X(T_OOM_MEM, "oom.memory", 95, "%", "memory share just before a process ended that means out of memory") \

@@ -69,3 +69,8 @@ void sampler_read_job_procs(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->job_ok, 0, c->host->job_procs, true);
 }
+
+void sampler_read_job_read(const struct read_ctx *c, struct value *out)
+{
+    sampler_host_set(out, c->host->job_io_ok, 0, (long long)(c->host->job_read_bps / 1024 + 0.5), true);
+}

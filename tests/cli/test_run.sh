@@ -34,6 +34,18 @@ expect_match "diagnose of run's log" "$("$GPUMON" diagnose "$T/ib.jsonl" --windo
 expect_eq "sleep exit" "$rc" 0
 expect_match "small batch" "$(cat "$T/err")" "GPU 0 warning small-batch"
 expect_no_match "not input-bound" "$(cat "$T/err")" "input-bound"
+# The same while a neighbour (not the job) reads from storage, bypassing the page cache, so the host's
+# iowait rises (the CI incident: a parallel test's I/O was blamed on the job). The job reads nothing.
+dd if=/dev/zero of="$T/neighbour.bin" bs=1M count=64 2> /dev/null
+(end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do
+   dd if="$T/neighbour.bin" of=/dev/null bs=64k iflag=direct 2> /dev/null || cat "$T/neighbour.bin" > /dev/null
+ done) &
+neighbour=$!
+"$GPUMON" run --scenario small-batch --interval 100ms --window 3s --output "$T/nb.jsonl" -- sleep 5 > /dev/null 2> "$T/err"
+kill $neighbour 2> /dev/null; wait $neighbour 2> /dev/null
+expect_match "neighbour's I/O: small batch" "$(cat "$T/err")" "GPU 0 warning small-batch"
+expect_no_match "neighbour's I/O: not input-bound" "$(cat "$T/err")" "input-bound"
+pycheck "$T/nb.jsonl" 'assert all(r["host"]["job.io.read"] == 0 for r in recs[1:]), [r["host"]["job.io.read"] for r in recs]'
 
 # Exit status: the command's, 128+signal, 127 not found.
 gr --interval 100ms -- sh -c 'exit 7' > /dev/null 2>&1; expect_eq "exit 7" "$?" 7

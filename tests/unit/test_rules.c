@@ -51,6 +51,7 @@ static struct analyze_gpu_stats base(void)
     s.peer_median_util = NAN;
     s.job_cpu = s.job_cpu_top = s.job_rss_max = s.ncpus = NAN;
     s.iowait = 0;
+    s.job_read_kbs = NAN;
     s.job_procs = -1;
     return s;
 }
@@ -148,6 +149,34 @@ static void test_input_io(void **state)
     s.job_cpu_top = 1;
     s.ncpus = 8;
     assert_false(holds(&s, "input-bound-cpu"));
+}
+
+/* Under gpumon run, host iowait is the job's only when the job reads from storage itself. */
+static void test_input_io_neighbour(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.util_mean = 30;
+    s.iowait = 50;
+    s.job_ok = true;
+    s.ncpus = 8;
+    s.job_cpu = s.job_cpu_top = 0.05;
+    s.job_read_kbs = 1023.9;   /* just under job.read: a neighbour's I/O */
+    assert_false(holds(&s, "input-bound-io"));
+    assert_true(holds(&s, "small-batch"));
+    s.job_read_kbs = 1024;
+    assert_true(holds(&s, "input-bound-io"));
+    assert_false(holds(&s, "small-batch"));
+    s.job_read_kbs = NAN;      /* no figure (an older log, io unreadable): the host figure alone */
+    assert_true(holds(&s, "input-bound-io"));
+    s.job_ok = false;          /* watch or serve: no job at all */
+    s.job_read_kbs = 0;
+    assert_true(holds(&s, "input-bound-io"));
+    /* a saturated CPU with a neighbour's iowait is the CPU's verdict */
+    s.job_ok = true;
+    s.job_cpu_top = 1;
+    assert_false(holds(&s, "input-bound-io"));
+    assert_true(holds(&s, "input-bound-cpu"));
 }
 
 static void test_swing(void **state)
@@ -302,6 +331,7 @@ int main(void)
         cmocka_unit_test_setup(test_healthy, setup),
         cmocka_unit_test_setup(test_small_batch_and_input_cpu, setup),
         cmocka_unit_test_setup(test_input_io, setup),
+        cmocka_unit_test_setup(test_input_io_neighbour, setup),
         cmocka_unit_test_setup(test_swing, setup),
         cmocka_unit_test_setup(test_memory, setup),
         cmocka_unit_test_setup(test_events, setup),

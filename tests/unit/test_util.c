@@ -77,6 +77,19 @@ static void test_stat_line(void **state)
     assert_int_equal(host_parse_stat_line("intr 1 2 3", &t), -1);
 }
 
+static void test_pid_io(void **state)
+{
+    (void)state;
+    assert_int_equal(host_parse_pid_io("rchar: 9000\nwchar: 5\nsyscr: 3\nsyscw: 1\nread_bytes: 4096\n"
+                                       "write_bytes: 0\ncancelled_write_bytes: 0\n"), 4096);
+    assert_int_equal(host_parse_pid_io("read_bytes: 12\n"), 12);
+    /* rchar (page-cache hits, pipes) is not storage */
+    assert_int_equal(host_parse_pid_io("rchar: 9000\n"), -1);
+    assert_int_equal(host_parse_pid_io(""), -1);
+    assert_int_equal(host_parse_pid_io("read_bytes: -5\n"), -1);
+    assert_int_equal(host_parse_pid_io("xread_bytes: 5\n"), -1);
+}
+
 static size_t file_size(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -216,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_uint),
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_stat_line),
+        cmocka_unit_test(test_pid_io),
         cmocka_unit_test(test_out_whole_records),
         cmocka_unit_test(test_out_full_backlog),
         cmocka_unit_test(test_out_zstd),
