@@ -11,6 +11,13 @@
  * HW slowdown x0.6, SW power cap x0.85. Energy is the integral of power
  * since scenario time 0 and ECC counters report the maximum seen, so both
  * only grow.
+ * GPM metrics hold the hardware's order at every instant, signal or not:
+ * graphics-engine activity defaults to util.gpu; SM activity (default 0.8
+ * of it) never exceeds it; occupancy (0.5 SM), any-tensor (0.4 SM) and the
+ * FP32/FP16/integer pipes (0.25/0.1/0.15 SM, FP64 0) never exceed SM
+ * activity; HMMA defaults to any-tensor and no tensor type exceeds it;
+ * DRAM defaults to util.mem; PCIe comes from pcie.tx/rx; NVLink is 0. A
+ * GPM result is the mean over the pair's interval.
  */
 #include "sim_model.h"
 
@@ -231,4 +238,69 @@ unsigned int sim_model_rate(unsigned int gpu, int type, long long now_us, long l
     }
     *k_hi = hi;
     return n ? (unsigned int)((sum + n / 2) / n) : 0;
+}
+
+/* GPM values at one instant, by NVML_GPM_METRIC_* id; -1 for an id not modelled. */
+static double model_gpm_point(unsigned int gpu, unsigned int id, long long t)
+{
+    int has;
+    double v, gr, sm, tensor;
+
+#define GPM_SIG(m, dflt) ((v = model_raw(gpu, (m), t, &has)), has ? v : (dflt))
+    gr = GPM_SIG(SIM_M_GPM_GRAPHICS, sim_model_metric(gpu, SIM_M_UTIL_GPU, t));
+    sm = fmin(GPM_SIG(SIM_M_GPM_SM, 0.8 * gr), gr);
+    tensor = fmin(GPM_SIG(SIM_M_GPM_TENSOR, 0.4 * sm), sm);
+    switch (id) {
+    case NVML_GPM_METRIC_GRAPHICS_UTIL:
+        return gr;
+    case NVML_GPM_METRIC_SM_UTIL:
+        return sm;
+    case NVML_GPM_METRIC_SM_OCCUPANCY:
+        return fmin(GPM_SIG(SIM_M_GPM_OCCUPANCY, 0.5 * sm), sm);
+    case NVML_GPM_METRIC_INTEGER_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_INTEGER, 0.15 * sm), sm);
+    case NVML_GPM_METRIC_ANY_TENSOR_UTIL:
+        return tensor;
+    case NVML_GPM_METRIC_DFMA_TENSOR_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_DFMA, 0.0), tensor);
+    case NVML_GPM_METRIC_HMMA_TENSOR_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_HMMA, tensor), tensor);
+    case NVML_GPM_METRIC_DMMA_TENSOR_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_DMMA, 0.0), tensor);
+    case NVML_GPM_METRIC_IMMA_TENSOR_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_IMMA, 0.0), tensor);
+    case NVML_GPM_METRIC_DRAM_BW_UTIL:
+        return GPM_SIG(SIM_M_GPM_DRAM, sim_model_metric(gpu, SIM_M_UTIL_MEM, t));
+    case NVML_GPM_METRIC_FP64_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_FP64, 0.0), sm);
+    case NVML_GPM_METRIC_FP32_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_FP32, 0.25 * sm), sm);
+    case NVML_GPM_METRIC_FP16_UTIL:
+        return fmin(GPM_SIG(SIM_M_GPM_FP16, 0.1 * sm), sm);
+    case NVML_GPM_METRIC_PCIE_TX_PER_SEC:
+        return sim_model_metric(gpu, SIM_M_PCIE_TX, t) / 1024.0;   /* KB/s to MiB/s */
+    case NVML_GPM_METRIC_PCIE_RX_PER_SEC:
+        return sim_model_metric(gpu, SIM_M_PCIE_RX, t) / 1024.0;
+    case NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC:
+        return GPM_SIG(SIM_M_GPM_NVLINK_RX, 0.0);
+    case NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC:
+        return GPM_SIG(SIM_M_GPM_NVLINK_TX, 0.0);
+    default:
+        return -1.0;
+    }
+#undef GPM_SIG
+}
+
+double sim_model_gpm(unsigned int gpu, unsigned int id, long long t1_us, long long t2_us)
+{
+    enum { POINTS = 8 };
+    double sum = 0.0, v;
+
+    for (int i = 0; i < POINTS; i++) {
+        v = model_gpm_point(gpu, id, t1_us + (long long)((t2_us - t1_us) * (i + 0.5) / POINTS));
+        if (v < 0)
+            return -1.0;
+        sum += v;
+    }
+    return sum / POINTS;
 }

@@ -42,4 +42,7 @@ unsigned long long sim_model_sample_ts(long long k);
  */
 unsigned int sim_model_rate(unsigned int gpu, int type, long long now_us, long long *k_hi);
 
+/* Mean of GPM metric id (NVML_GPM_METRIC_*) over scenario time [t1, t2]; -1 when not modelled. */
+double sim_model_gpm(unsigned int gpu, unsigned int id, long long t1_us, long long t2_us);
+
 #endif

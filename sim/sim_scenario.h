@@ -83,6 +83,22 @@ enum sim_metric {
     SIM_M_REMAP_CORRECTED,
     SIM_M_REMAP_UNCORRECTED,
     SIM_M_REMAP_FAILURE,
+    /* GPM (Hopper and newer), % except NVLink MiB/s; defaults follow util.gpu (sim_model.c) */
+    SIM_M_GPM_GRAPHICS,
+    SIM_M_GPM_SM,
+    SIM_M_GPM_OCCUPANCY,
+    SIM_M_GPM_INTEGER,
+    SIM_M_GPM_TENSOR,
+    SIM_M_GPM_DFMA,
+    SIM_M_GPM_HMMA,
+    SIM_M_GPM_DMMA,
+    SIM_M_GPM_IMMA,
+    SIM_M_GPM_DRAM,
+    SIM_M_GPM_FP64,
+    SIM_M_GPM_FP32,
+    SIM_M_GPM_FP16,
+    SIM_M_GPM_NVLINK_RX,
+    SIM_M_GPM_NVLINK_TX,
     SIM_M_COUNT
 };
 
@@ -113,6 +129,7 @@ enum sim_family {
     SIM_F_UTILIZATION,
     SIM_F_EVENTS,
     SIM_F_SERIAL,
+    SIM_F_GPM,
     SIM_F_COUNT,
     SIM_F_ALWAYS = SIM_F_COUNT      /* identity calls: never unsupported */
 };
@@ -174,6 +191,7 @@ struct sim_gpu {
     unsigned int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
     unsigned int num_fans;
     int ecc_enabled;
+    int gpm;                        /* GPM: 1 on, 0 off, -1 by the name (Hopper and newer) */
     unsigned int unsupported;       /* bit per sim_family */
     struct sim_signal sig[SIM_M_COUNT];
     struct sim_process *procs;
@@ -220,6 +238,9 @@ extern const char sim_scenario_builtin[];
 int sim_scenario_metric_by_name(const char *name);
 int sim_scenario_family_by_name(const char *name);
 int sim_scenario_return_by_name(const char *name);
+
+/* True when GPU g has GPM: its gpm key, else a Hopper or newer name (H100, H200, GH200, B200...). */
+int sim_scenario_gpu_has_gpm(const struct sim_gpu *g);
 
 /* True when the driver string is a 535.43-535.86 release (32-byte _v3). */
 int sim_scenario_driver_is_r535_early(const char *driver);

@@ -42,6 +42,21 @@ const struct sim_metric_info sim_metric_table[SIM_M_COUNT] = {
     [SIM_M_REMAP_CORRECTED] = { "remapped_rows.corrected", 0, 1000000 },
     [SIM_M_REMAP_UNCORRECTED] = { "remapped_rows.uncorrected", 0, 1000000 },
     [SIM_M_REMAP_FAILURE] = { "remapped_rows_failure", 0, 1 },
+    [SIM_M_GPM_GRAPHICS] = { "gpm.graphics", 0, 100 },
+    [SIM_M_GPM_SM] = { "gpm.sm", 0, 100 },
+    [SIM_M_GPM_OCCUPANCY] = { "gpm.occupancy", 0, 100 },
+    [SIM_M_GPM_INTEGER] = { "gpm.integer", 0, 100 },
+    [SIM_M_GPM_TENSOR] = { "gpm.tensor", 0, 100 },
+    [SIM_M_GPM_DFMA] = { "gpm.tensor.dfma", 0, 100 },
+    [SIM_M_GPM_HMMA] = { "gpm.tensor.hmma", 0, 100 },
+    [SIM_M_GPM_DMMA] = { "gpm.tensor.dmma", 0, 100 },
+    [SIM_M_GPM_IMMA] = { "gpm.tensor.imma", 0, 100 },
+    [SIM_M_GPM_DRAM] = { "gpm.dram", 0, 100 },
+    [SIM_M_GPM_FP64] = { "gpm.fp64", 0, 100 },
+    [SIM_M_GPM_FP32] = { "gpm.fp32", 0, 100 },
+    [SIM_M_GPM_FP16] = { "gpm.fp16", 0, 100 },
+    [SIM_M_GPM_NVLINK_RX] = { "gpm.nvlink.rx", 0, 1e7 },
+    [SIM_M_GPM_NVLINK_TX] = { "gpm.nvlink.tx", 0, 1e7 },
 };
 
 const char *const sim_family_table[SIM_F_COUNT] = {
@@ -65,6 +80,7 @@ const char *const sim_family_table[SIM_F_COUNT] = {
     [SIM_F_UTILIZATION] = "utilization",
     [SIM_F_EVENTS] = "events",
     [SIM_F_SERIAL] = "serial",
+    [SIM_F_GPM] = "gpm",
 };
 
 static const struct { const char *name; int code; } default_returns[] = {
@@ -106,6 +122,19 @@ int sim_scenario_return_by_name(const char *name)
     return -1;
 }
 
+int sim_scenario_gpu_has_gpm(const struct sim_gpu *g)
+{
+    static const char *const hopper_and_newer[] = { "H100", "H200", "H800", "H20", "GH200", "B100", "B200",
+                                                    "B300", "GB200", "GB300" };
+
+    if (g->gpm >= 0)
+        return g->gpm;
+    for (size_t i = 0; i < sizeof(hopper_and_newer) / sizeof(hopper_and_newer[0]); i++)
+        if (strstr(g->name, hopper_and_newer[i]))
+            return 1;
+    return 0;
+}
+
 int sim_scenario_driver_is_r535_early(const char *driver)
 {
     unsigned int major = 0, minor = 0;
@@ -136,6 +165,7 @@ void sim_scenario_default_gpu(struct sim_gpu *g)
     g->pcie_max_width = 16;
     g->num_fans = 1;
     g->ecc_enabled = 1;
+    g->gpm = -1;
 }
 
 /* The usual bus numbers of an 8-GPU HGX board, then anything unique. */

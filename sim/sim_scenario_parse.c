@@ -487,6 +487,12 @@ static int parse_gpu_key(struct sim_parse *p, const char *key, const char *v, st
         g->ecc_enabled = v[1] == 'n';
         return 0;
     }
+    if (strcmp(key, "gpm") == 0) {
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return sim_expr_fail(p, "gpm must be on or off (default: on for Hopper and newer names)");
+        g->gpm = v[1] == 'n';
+        return 0;
+    }
     if (strcmp(key, "unsupported") == 0)
         return parse_families(p, v, &g->unsupported);
     if (strcmp(key, "process") == 0) {

@@ -79,6 +79,9 @@ static void state_reset(void)
         for (size_t i = 0; i < SIM_MAX_SETS; i++)
             if (sim_state.sets[i].used)
                 memset(&sim_state.sets[i], 0, sizeof(sim_state.sets[i]));
+        for (size_t i = 0; i < SIM_MAX_GPM_SAMPLES; i++)   /* samples do not outlive the library's use */
+            if (sim_state.gpm[i].used)
+                memset(&sim_state.gpm[i], 0, sizeof(sim_state.gpm[i]));
     }
     sim_scenario_free(sim_state.sc);
     sim_state.sc = NULL;
@@ -219,6 +222,19 @@ int sim_state_device_index(nvmlDevice_t device, unsigned int *gpu)
         return -1;
     *gpu = (unsigned int)(off / sizeof(sim_devices[0]));
     return 0;
+}
+
+struct nvmlGpmSample_st *sim_state_gpm_sample(nvmlGpmSample_t sample)
+{
+    uintptr_t p = (uintptr_t)sample, base = (uintptr_t)sim_state.gpm;
+    size_t off;
+
+    if (p < base || p >= base + sizeof(sim_state.gpm))
+        return NULL;
+    off = (size_t)(p - base);
+    if (off % sizeof(sim_state.gpm[0]) != 0 || !sim_state.gpm[off / sizeof(sim_state.gpm[0])].used)
+        return NULL;
+    return &sim_state.gpm[off / sizeof(sim_state.gpm[0])];
 }
 
 struct nvmlEventSet_st *sim_state_set(nvmlEventSet_t set)

@@ -51,6 +51,14 @@ struct nvmlEventSet_st {
     size_t head, len;
 };
 
+#define SIM_MAX_GPM_SAMPLES 512
+
+struct nvmlGpmSample_st {           /* a GPM sample: which GPU, when (scenario and wall time) */
+    int used, taken;
+    unsigned int gpu;
+    long long t_us, mono_us;
+};
+
 struct sim_gpu_rt {
     double energy_mj;
     long long energy_t_us;
@@ -72,6 +80,7 @@ struct sim_state {
     int cuda;
     struct sim_gpu_rt rt[SIM_MAX_GPUS];
     struct nvmlEventSet_st sets[SIM_MAX_SETS];
+    struct nvmlGpmSample_st gpm[SIM_MAX_GPM_SAMPLES];
 };
 
 extern struct sim_state sim_state;
@@ -106,6 +115,7 @@ int sim_state_gpu_lost(unsigned int gpu, long long t_us);
 nvmlReturn_t sim_state_family(unsigned int gpu, int family, long long t_us);
 int sim_state_device_index(nvmlDevice_t device, unsigned int *gpu);
 struct nvmlEventSet_st *sim_state_set(nvmlEventSet_t set);
+struct nvmlGpmSample_st *sim_state_gpm_sample(nvmlGpmSample_t sample);   /* NULL unless allocated */
 
 /* Wall-clock helpers (no mutex needed). */
 long long sim_state_mono_us(void);

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include "clock_reasons.h"
+#include "gpm_metrics.h"
 #include "record.h"
 
 enum metric_kind { MK_INT, MK_FLOAT, MK_STR, MK_HEX, MK_FLAG, MK_PSTATE };
@@ -29,6 +30,10 @@ enum metric_cadence { MC_STATIC, MC_FAST, MC_SLOW };
 #define METRIC_REASON_ROW(X, id, bit, key, label, group, help, smi_help) \
     X(M_R_##id, "clocks_event_reasons." key, "", MK_FLAG, MS_GPU, MC_FAST, 0, \
       "gpumon_gpu_clock_event_reason_active", "gauge", 1, "reason=\"" key "\"", help, reason)
+
+/* One row per GPM metric (gpm_metrics.h), all read by the same reader: */
+#define METRIC_GPM_ROW(X, id, key, nvml_id, unit, pn, ps, pl, dn, ds, help) \
+    X(M_GPM_##id, key, unit, MK_FLOAT, MS_GPU, MC_FAST, 1, pn, "gauge", ps, pl, help, gpm)
 
 #define METRIC_TABLE(X) \
     X(M_INDEX, "index", "", MK_INT, MS_GPU, MC_STATIC, 0, NULL, NULL, 1, NULL, \
@@ -62,6 +67,7 @@ enum metric_cadence { MC_STATIC, MC_FAST, MC_SLOW };
       "Share of driver utilization samples under 5% since the previous record", util_idle) \
     X(M_UTIL_SAMPLES, "utilization.gpu.samples", "", MK_INT, MS_GPU, MC_FAST, 0, NULL, NULL, 1, NULL, \
       "Number of driver utilization samples since the previous record", util_samples) \
+    GPM_TABLE(METRIC_GPM_ROW, X) \
     X(M_ENC, "utilization.encoder", "%", MK_INT, MS_GPU, MC_FAST, 0, \
       "gpumon_gpu_encoder_utilization_ratio", "gauge", 0.01, NULL, "Video encoder utilization", enc) \
     X(M_DEC, "utilization.decoder", "%", MK_INT, MS_GPU, MC_FAST, 0, \

@@ -20,6 +20,7 @@
 typedef int nvmlReturn_t;            /* enum, 4 bytes */
 typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct nvmlEventSet_st *nvmlEventSet_t;
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
 
 /* Return codes (facts §4) with the text nvmlErrorString gives for each:
  * X(NAME, value, text). The one code/text table: the loader, the log
@@ -250,6 +251,57 @@ typedef struct {
     nvmlValue_t value;
 } nvmlFieldValue_t;
 
+/* GPM (facts §23). Both structs take the raw version 1, not the size|ver word. The metrics array is
+ * sized by the newest header (API 13: NVML_GPM_METRIC_MAX 333, 13344 bytes); callers keep numMetrics
+ * and the ids within what every driver since 520 knows (<= 98 entries, ids < 98). */
+#define NVML_GPM_SUPPORT_VERSION 1u
+#define NVML_GPM_METRICS_GET_VERSION 1u
+#define NVML_GPM_METRIC_MAX 333
+#define NVML_GPM_METRIC_MAX_R520 98
+enum {
+    NVML_GPM_METRIC_GRAPHICS_UTIL = 1,
+    NVML_GPM_METRIC_SM_UTIL = 2,
+    NVML_GPM_METRIC_SM_OCCUPANCY = 3,
+    NVML_GPM_METRIC_INTEGER_UTIL = 4,
+    NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,
+    NVML_GPM_METRIC_DFMA_TENSOR_UTIL = 6,
+    NVML_GPM_METRIC_HMMA_TENSOR_UTIL = 7,
+    NVML_GPM_METRIC_DMMA_TENSOR_UTIL = 8,
+    NVML_GPM_METRIC_IMMA_TENSOR_UTIL = 9,
+    NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
+    NVML_GPM_METRIC_FP64_UTIL = 11,
+    NVML_GPM_METRIC_FP32_UTIL = 12,
+    NVML_GPM_METRIC_FP16_UTIL = 13,
+    NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20,
+    NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+    NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
+    NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61
+};
+
+typedef struct {                      /* nvmlGpmQueryDeviceSupport: 8 bytes */
+    unsigned int version;             /* NVML_GPM_SUPPORT_VERSION */
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+
+typedef struct {                      /* 40 bytes */
+    unsigned int metricId;            /* in */
+    nvmlReturn_t nvmlReturn;          /* out: read value only when 0 */
+    double value;
+    struct {
+        char *shortName;
+        char *longName;
+        char *unit;
+    } metricInfo;
+} nvmlGpmMetric_t;
+
+typedef struct {                      /* nvmlGpmMetricsGet: 13344 bytes (API 13 header) */
+    unsigned int version;             /* NVML_GPM_METRICS_GET_VERSION */
+    unsigned int numMetrics;
+    nvmlGpmSample_t sample1;
+    nvmlGpmSample_t sample2;
+    nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+
 typedef struct {                      /* nvmlEventSetWait_v2: 32 bytes */
     nvmlDevice_t device;
     unsigned long long eventType;
@@ -330,6 +382,21 @@ NVML_ABI_CHECK(nvmlEventData_t, eventData, 16);
 NVML_ABI_CHECK(nvmlEventData_t, gpuInstanceId, 24);
 NVML_ABI_CHECK(nvmlEventData_t, computeInstanceId, 28);
 _Static_assert(sizeof(nvmlEventData_legacy_t) == 24, "legacy nvmlEventData_t");
+_Static_assert(sizeof(nvmlGpmSample_t) == 8, "GPM sample handle");
+_Static_assert(sizeof(nvmlGpmSupport_t) == 8, "nvmlGpmSupport_t");
+NVML_ABI_CHECK(nvmlGpmSupport_t, isSupportedDevice, 4);
+_Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t");
+NVML_ABI_CHECK(nvmlGpmMetric_t, nvmlReturn, 4);
+NVML_ABI_CHECK(nvmlGpmMetric_t, value, 8);
+NVML_ABI_CHECK(nvmlGpmMetric_t, metricInfo.shortName, 16);
+NVML_ABI_CHECK(nvmlGpmMetric_t, metricInfo.longName, 24);
+NVML_ABI_CHECK(nvmlGpmMetric_t, metricInfo.unit, 32);
+_Static_assert(sizeof(nvmlGpmMetricsGet_t) == 13344, "nvmlGpmMetricsGet_t (API 13)");
+_Static_assert(24 + NVML_GPM_METRIC_MAX_R520 * sizeof(nvmlGpmMetric_t) == 3944, "the 520-570 header's size");
+NVML_ABI_CHECK(nvmlGpmMetricsGet_t, numMetrics, 4);
+NVML_ABI_CHECK(nvmlGpmMetricsGet_t, sample1, 8);
+NVML_ABI_CHECK(nvmlGpmMetricsGet_t, sample2, 16);
+NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
 
 /*
  * Every NVML entry point gpumon knows, as X(name, parameter list). Names are
@@ -414,7 +481,12 @@ _Static_assert(sizeof(nvmlEventData_legacy_t) == 24, "legacy nvmlEventData_t");
     X(nvmlDeviceRegisterEvents, (NVML_DEV, unsigned long long eventTypes, nvmlEventSet_t set)) \
     X(nvmlEventSetWait, (nvmlEventSet_t set, nvmlEventData_legacy_t *data, unsigned int timeoutms)) \
     X(nvmlEventSetWait_v2, (nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)) \
-    X(nvmlEventSetFree, (nvmlEventSet_t set))
+    X(nvmlEventSetFree, (nvmlEventSet_t set)) \
+    X(nvmlGpmQueryDeviceSupport, (NVML_DEV, nvmlGpmSupport_t *gpmSupport)) \
+    X(nvmlGpmSampleAlloc, (nvmlGpmSample_t *gpmSample)) \
+    X(nvmlGpmSampleFree, (nvmlGpmSample_t gpmSample)) \
+    X(nvmlGpmSampleGet, (NVML_DEV, nvmlGpmSample_t gpmSample)) \
+    X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t *metricsGet))
 
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 

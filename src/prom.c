@@ -26,6 +26,10 @@ static const struct { const char *name, *help; } prom_family_help[] = {
     {"gpumon_gpu_clock_max_hertz", "Maximum clock frequency, by clock domain"},
     {"gpumon_gpu_clock_event_reason_active", "1 while this clock event (throttle) reason is active"},
     {"gpumon_host_cpu_ratio", "Host CPU time, share of all CPUs, by mode"},
+    {"gpumon_gpu_tensor_pipe_active_ratio", "Share of time the tensor cores did this kind of work (GPM), by pipe"},
+    {"gpumon_gpu_fp_pipe_active_ratio", "Share of time this non-tensor math pipe was busy (GPM), by precision"},
+    {"gpumon_gpu_gpm_pcie_bytes_per_second", "PCIe bytes per second counted by GPM, by direction"},
+    {"gpumon_gpu_nvlink_bytes_per_second", "NVLink bytes per second, all links (GPM), by direction"},
 };
 
 /* Table rows with a Prometheus name, grouped by family in table order. */

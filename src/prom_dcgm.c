@@ -6,6 +6,8 @@
  * dcgm's (dcgm keeps nvidia-smi's units: %, MiB, MHz, W, mJ). Labels are
  * dcgm-exporter's: gpu, UUID, device, modelName, Hostname, pci_bus_id,
  * DCGM_FI_DRIVER_VERSION. DCGM_FI_DEV_XID_ERRORS is the latest XID code.
+ * The profiling fields (DCGM_FI_PROF_*) come from GPM with dcgm's units:
+ * ratios 0-1 and bytes per second.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,10 @@ static const struct prom_dcgm_row {
     {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "counter", M_ECC_CORR, 1, "Single-bit (corrected) volatile ECC errors"},
     {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", M_ECC_UNCORR, 1, "Double-bit (uncorrected) volatile ECC errors"},
     {"DCGM_FI_DEV_XID_ERRORS", "gauge", M_XID_LAST, 1, "Code of the latest XID error"},
+    /* dcgm's profiling fields, from GPM (gpm_metrics.h; a row without a dcgm name is skipped) */
+#define PROM_DCGM_GPM(P, id, key, nvml_id, unit, pn, ps, pl, dn, ds, help) {dn, "gauge", M_GPM_##id, ds, help},
+    GPM_TABLE(PROM_DCGM_GPM, _)
+#undef PROM_DCGM_GPM
 };
 
 static void prom_dcgm_labels(struct sbuf *b, const struct record *rec, const struct record_gpu *g)
@@ -69,6 +75,8 @@ void prom_render_dcgm(struct sbuf *b, const struct record *rec)
         const struct prom_dcgm_row *d = &prom_dcgm_rows[r];
         const struct metric *m = &metric_table[d->id];
         bool header = false;
+        if (!d->name)
+            continue;
         for (unsigned g = 0; g < rec->ngpus; g++) {
             const struct value *v = &rec->gpus[g].v[d->id];
             if (v->state != VS_OK)

@@ -32,7 +32,7 @@ struct value {
 };
 
 #define RECORD_MAX_PROCS 32
-#define RECORD_MAX_METRICS 80   /* >= METRIC_COUNT, checked in metrics.c */
+#define RECORD_MAX_METRICS 112  /* >= METRIC_COUNT, checked in metrics.c */
 
 struct record_proc {
     unsigned int pid;

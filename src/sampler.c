@@ -25,7 +25,7 @@ struct sampler {
     struct sampler_gpu *gpus;
     struct record_gpu *rgpus;
     bool want[METRIC_COUNT];
-    bool want_slow, want_host, processes;
+    bool want_slow, want_host, want_gpm, processes;
     struct host_sample host;
     uint64_t host_ns;           /* when /proc was last read */
     struct value host_v[RECORD_MAX_METRICS];   /* host metrics from that read */
@@ -157,6 +157,9 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         s->want_slow |= s->want[id] && metric_table[id].cadence == MC_SLOW;
         s->want_host |= s->want[id] && metric_table[id].scope == MS_HOST;
     }
+#define SAMPLER_WANT_GPM(P, id, ...) s->want_gpm |= s->want[M_GPM_##id];
+    GPM_TABLE(SAMPLER_WANT_GPM, _)
+#undef SAMPLER_WANT_GPM
     if (gethostname(s->hostname, sizeof s->hostname) != 0)
         snprintf(s->hostname, sizeof s->hostname, "localhost");
     s->hostname[sizeof s->hostname - 1] = '\0';
@@ -198,6 +201,8 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
             if (s->want[id] && metric_table[id].cadence == MC_STATIC)
                 sampler_read(&c, (enum metric_id)id, &g->static_v[id]);
         sampler_prime_samples(g);
+        if (s->want_gpm)
+            sampler_gpm_open(g);
         if (s->want_slow)
             sampler_read_slow(s, g);
     }
@@ -289,6 +294,8 @@ void sampler_close(struct sampler *s)
         pthread_join(s->slow_thread, NULL);
     }
     for (unsigned i = 0; i < s->ngpus; i++) {
+        if (s->want_gpm && s->gpus[i].h)
+            sampler_gpm_close(&s->gpus[i]);
         sampler_gpu_free(&s->gpus[i]);
         pthread_mutex_destroy(&s->gpus[i].slow_mu);
     }

@@ -22,6 +22,26 @@ struct util_stats {
     double idle_share;
 };
 
+/* GPM of one GPU (sampler_gpm.c). Metrics come from a pair of samples at
+ * least GPM_MIN_PAIR_NS apart: base (taken at base_ns) and the next one;
+ * between pairs the latest results are repeated. */
+enum { GPM_COUNT =
+#define GPM_COUNT_ROW(P, id, ...) +1
+    GPM_TABLE(GPM_COUNT_ROW, _)
+#undef GPM_COUNT_ROW
+};
+struct sampler_gpm {
+    nvmlReturn_t rc;            /* why GPM is unavailable (NVML code), or SUCCESS */
+    nvmlGpmSample_t base, next;
+    uint64_t base_ns;           /* monotonic time just after base was taken; 0: none yet */
+    uint64_t tick;              /* the tick whose results v/vrc hold */
+    bool have;                  /* v/vrc hold a result */
+    nvmlReturn_t step_rc;       /* the latest sample or metrics call failed with this */
+    double v[GPM_COUNT];
+    nvmlReturn_t vrc[GPM_COUNT];
+    nvmlGpmMetricsGet_t *req;   /* 13 KB, allocated only where GPM is supported */
+};
+
 struct sampler_gpu {
     unsigned index;
     nvmlDevice_t h;
@@ -47,6 +67,8 @@ struct sampler_gpu {
     struct nvml_process procs[RECORD_MAX_PROCS];
     unsigned nprocs;
     struct { unsigned pid; char name[64]; } pname[RECORD_MAX_PROCS];
+
+    struct sampler_gpm gpm;
 
     struct value static_v[RECORD_MAX_METRICS];  /* once-only metrics, read at open */
     pthread_mutex_t slow_mu;
@@ -82,6 +104,11 @@ void sampler_prime_samples(struct sampler_gpu *g);
 /* Fills the process list of g (memoized per tick) and copies it to rg. */
 void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg);
 void sampler_gpu_free(struct sampler_gpu *g);
+/* Stores rc's state in out (unsupported, error, or lost, which marks g lost). */
+void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc);
+/* GPM: checks support and takes the first sample (sampler_gpm.c); frees its samples. */
+void sampler_gpm_open(struct sampler_gpu *g);
+void sampler_gpm_close(struct sampler_gpu *g);
 
 /* The XID event thread: registers the GPUs (NULL when events are not
  * available: every GPU's xid_rc then says why), and stops it. */

@@ -32,6 +32,11 @@ static void val_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
     }
 }
 
+void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
+{
+    val_fail(g, out, rc);
+}
+
 static void val_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v)
 {
     if (rc != NVML_SUCCESS)

@@ -4,6 +4,7 @@
  * columns aligned from GPU to GPU. Two layouts of the same figures:
  *  - full (a terminal 100 columns wide or more, or not a terminal: logs):
  *    name, utilization with the range of the driver's sub-second samples,
+ *    SM and tensor activity (GPM, where some GPU of the record has it),
  *    memory used/total and percent, temperature, power against its limit,
  *    SM clock, P-state and active clock event reasons;
  *  - compact (a terminal narrower than 100 columns): the same in at most 80
@@ -63,7 +64,16 @@ static double text_mem_share(const struct value *v)
     return 100.0 * (double)v[M_MEM_USED].u.i / (double)v[M_MEM_TOTAL].u.i;
 }
 
-static void sink_text_gpu_full(const struct record_gpu *g, struct sbuf *b)
+/* GPM's SM and tensor activity get columns when some GPU of the record has them (Hopper and newer). */
+static bool text_gpm_shown(const struct record *r)
+{
+    for (unsigned g = 0; g < r->ngpus; g++)
+        if (r->gpus[g].v[M_GPM_SM_ACTIVE].state == VS_OK)
+            return true;
+    return false;
+}
+
+static void sink_text_gpu_full(const struct record_gpu *g, bool gpm, struct sbuf *b)
 {
     const struct value *v = g->v;
     sbuf_printf(b, "  GPU %-2u ", g->index);
@@ -78,6 +88,12 @@ static void sink_text_gpu_full(const struct record_gpu *g, struct sbuf *b)
         sbuf_printf(b, " [%3lld-%3lld]", v[M_UTIL_MIN].u.i, v[M_UTIL_MAX].u.i);
     else
         sbuf_puts(b, "          ");
+    if (gpm) {
+        sbuf_puts(b, "  sm active ");
+        text_val(b, &v[M_GPM_SM_ACTIVE], "%3.0f%%", true, 4);
+        sbuf_puts(b, " tensor ");
+        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "%3.0f%%", true, 4);
+    }
     sbuf_puts(b, "  mem ");
     text_val(b, &v[M_MEM_USED], "%6lld", false, 6);
     sbuf_putc(b, '/');
@@ -116,7 +132,7 @@ static const char *text_short_name(const struct value *v)
     return strncmp(n, "NVIDIA ", 7) ? n : n + 7;
 }
 
-static void sink_text_gpu_compact(const struct record_gpu *g, struct sbuf *b)
+static void sink_text_gpu_compact(const struct record_gpu *g, bool gpm, struct sbuf *b)
 {
     const struct value *v = g->v;
     sbuf_printf(b, "%3u %-14.14s", g->index, text_short_name(v));
@@ -129,6 +145,11 @@ static void sink_text_gpu_compact(const struct record_gpu *g, struct sbuf *b)
         sbuf_printf(b, " %3lld-%-3lld", v[M_UTIL_MIN].u.i, v[M_UTIL_MAX].u.i);
     else
         sbuf_puts(b, "        ");
+    if (gpm) {
+        text_val(b, &v[M_GPM_SM_ACTIVE], " %3.0f", true, 4);
+        sbuf_putc(b, '/');
+        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "%-3.0f", true, -3);
+    }
     double share = text_mem_share(v);
     if (share >= 0)
         sbuf_printf(b, " %5.1f%%", share);
@@ -193,16 +214,17 @@ static void sink_text_record(const struct sink *s, const struct record *r, struc
     sbuf_putc(b, '\n');
     if (r->ngpus == 0)
         sbuf_puts(b, "  (no GPU)\n");
-    else if (compact)
-        sbuf_printf(b, "%3s %-14s %4s %-7s %6s %4s %10s %4s %-3s %s\n", "GPU", "NAME", "UTIL", "RANGE", "MEM",
-                    "TEMP", "POWER", "SM", "P", "THROTTLED");   /* the widths of sink_text_gpu_compact */
+    bool gpm = !s->custom_fields && text_gpm_shown(r);
+    if (r->ngpus && compact)   /* the widths of sink_text_gpu_compact */
+        sbuf_printf(b, "%3s %-14s %4s %-7s%s %6s %4s %10s %4s %-3s %s\n", "GPU", "NAME", "UTIL", "RANGE",
+                    gpm ? " SM/TC " : "", "MEM", "TEMP", "POWER", "SM", "P", "THROTTLED");
     for (unsigned g = 0; g < r->ngpus; g++) {
         if (compact) {
-            sink_text_gpu_compact(&r->gpus[g], b);
+            sink_text_gpu_compact(&r->gpus[g], gpm, b);
             continue;
         }
         if (!s->custom_fields) {
-            sink_text_gpu_full(&r->gpus[g], b);
+            sink_text_gpu_full(&r->gpus[g], gpm, b);
             continue;
         }
         sbuf_printf(b, "  GPU %u", r->gpus[g].index);

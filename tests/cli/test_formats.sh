@@ -66,10 +66,16 @@ tty_out() {  # tty_out COLUMNS: one 8-GPU text block written to a terminal of th
 narrow=$(tty_out 80)
 expect_eq "80 columns: lines" "$(printf '%s\n' "$narrow" | wc -l)" 10   # host, column heads, 8 GPUs
 expect_eq "80 columns: none longer" "$(printf '%s\n' "$narrow" | awk 'length($0) > 80' | wc -l)" 0
-expect_match "80 columns: column heads" "$narrow" "^GPU NAME +UTIL RANGE +MEM TEMP +POWER +SM P +THROTTLED"
-expect_match "80 columns: a GPU" "$narrow" "^  5 H100 80GB HBM3 +[0-9]+%( +[0-9]+- *[0-9]+)? +[0-9.]+% +[0-9]+C +[0-9]+/700 W +[0-9]+ P0"
+expect_match "80 columns: column heads" "$narrow" "^GPU NAME +UTIL RANGE +SM/TC +MEM TEMP +POWER +SM P +THROTTLED"
+expect_match "80 columns: a GPU" "$narrow" "^  5 H100 80GB HBM3 +[0-9]+%( +[0-9]+- *[0-9]+)? +[0-9]+/[0-9]+ +[0-9.]+% +[0-9]+C +[0-9]+/700 W +[0-9]+ P0"
 cols=$(printf '%s\n' "$narrow" | tail -n +3 | awk '{ print index($0, "%") }' | sort -u | wc -l)
 expect_eq "80 columns: aligned" "$cols" 1
+# GPUs without GPM (before Hopper) keep the layout without the SM/TC column.
+old=$(script -qc "COLUMNS=80 GPUMON_SIM_SCENARIO='$SCN/small-batch.scn' '$GPUMON' watch --once --nvml '$SIM' 2>/dev/null" \
+        /dev/null | tr -d '\r')
+expect_match "80 columns, no GPM: column heads" "$old" "^GPU NAME +UTIL RANGE +MEM TEMP +POWER +SM P +THROTTLED"
+expect_no_match "80 columns, no GPM: no SM/TC" "$old" "SM/TC"
+expect_no_match "full line, no GPM: no sm active" "$(gp watch --once --scenario small-batch 2>/dev/null)" "sm active"
 wide=$(tty_out 120)
 expect_match "120 columns: the full line" "$wide" "GPU 5  NVIDIA H100 80GB HBM3 +util"
 cols=$(printf '%s\n' "$wide" | tail -n +2 | awk '{ print index($0, "mem") }' | sort -u | wc -l)

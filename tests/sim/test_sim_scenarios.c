@@ -415,6 +415,8 @@ static const char *const scen_newer_than_470[] = {
     "nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetCurrentClocksEventReasons",
     "nvmlDeviceGetSupportedClocksEventReasons", "nvmlDeviceGetTemperatureV",
     "nvmlDeviceGetRunningProcessDetailList", "nvmlDeviceGetConfComputeMemSizeInfo",
+    "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree", "nvmlGpmSampleGet",
+    "nvmlGpmMetricsGet",
 };
 
 static void test_legacy470(void **state)
@@ -423,7 +425,7 @@ static void test_legacy470(void **state)
     char ver[80];
 
     (void)state;
-    assert_int_equal(tsim_open(&lib, "legacy-470"), 9);     /* the 8 above + GetNumFans */
+    assert_int_equal(tsim_open(&lib, "legacy-470"), 14);    /* the 13 above + GetNumFans */
     for (size_t i = 0; i < sizeof(scen_newer_than_470) / sizeof(scen_newer_than_470[0]); i++)
         if (tsim_sym(&lib, scen_newer_than_470[i]))
             fail_msg("legacy-470 exports %s", scen_newer_than_470[i]);
