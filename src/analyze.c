@@ -6,8 +6,10 @@
  * percentiles cost 101 steps whatever the window. Idle time uses the
  * driver's sub-second idle share where the record has it, else the
  * record's utilization under idle.util. An idle gap is a stretch of idle
- * records, or the idle part of one mixed record; a gap that a mixed record
- * ends counts once. Time steps are capped at three median intervals, so a
+ * records together with the mixed (partly idle) records on either side of
+ * it, where the stall began or ended: one stall is one gap whatever the
+ * sampling phase. A mixed record next to no idle record is a short gap of
+ * its own. Time steps are capped at three median intervals, so a
  * hole in the data (a hung driver call) is not counted as idle time.
  */
 #include "analyze.h"
@@ -23,6 +25,8 @@ struct analyze_point {
     double t;
     float util, umax, idle;          /* %, %, share 0-1 */
     float mem_used, mem_total, temp, power, plimit, sm, smmax, pcie_tx, pcie_rx;
+    float sm_act, sm_occ, tensor, dram, fp32;   /* GPM, %; NAN unknown */
+    int16_t gpm_code;                /* 0 GPM known, NVML code why not, -1 not in the record */
     int64_t ecc_uncorr;
     int32_t reasons;                 /* -1 unknown */
     int16_t procs;                   /* -1 unknown */
@@ -41,6 +45,8 @@ struct analyze_gpu {
     unsigned long long hist[101], hist_max[101];
     unsigned long long n_util, n_max;
     double mem_first_use_t, mem_high_t, idle_since, lost_t;
+    double job_start_t;              /* memory went from unused to used here (a start seen); 0 none */
+    bool seen_unused;                /* a record without memory in use came before */
     unsigned nxid;
     struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];
     struct analyze_gpu_total tot;
@@ -160,6 +166,14 @@ static void analyze_point_from(const struct analyzer *a, const struct record_gpu
                 p->reasons = (p->reasons < 0 ? 0 : p->reasons) | (f->u.i ? (int32_t)clock_reasons[r].bit : 0);
         }
     }
+    p->sm_act = analyze_num(&v[M_GPM_SM_ACTIVE], M_GPM_SM_ACTIVE);
+    p->sm_occ = analyze_num(&v[M_GPM_SM_OCCUPANCY], M_GPM_SM_OCCUPANCY);
+    p->tensor = analyze_num(&v[M_GPM_TENSOR_ACTIVE], M_GPM_TENSOR_ACTIVE);
+    p->dram = analyze_num(&v[M_GPM_DRAM_ACTIVE], M_GPM_DRAM_ACTIVE);
+    p->fp32 = analyze_num(&v[M_GPM_FP32_ACTIVE], M_GPM_FP32_ACTIVE);
+    const struct value *gs = &v[M_GPM_SM_ACTIVE];
+    p->gpm_code = gs->state == VS_OK ? 0 : (gs->state == VS_UNSUPPORTED || gs->state == VS_ERROR) && gs->code > 0
+                                               ? (int16_t)(gs->code > 32767 ? 32767 : gs->code) : -1;
     p->procs = v[M_PROC_COUNT].state == VS_OK ? (int16_t)v[M_PROC_COUNT].u.i : -1;
     p->lost = (v[M_STATE].state == VS_OK && v[M_STATE].u.s && !strcmp(v[M_STATE].u.s, "lost")) ||
               v[M_UTIL_GPU].state == VS_LOST;
@@ -175,6 +189,7 @@ static struct analyze_gpu *analyze_gpu_for(struct analyzer *a, const struct reco
     struct analyze_gpu *g = &a->gpus[a->ngpus++];
     g->tot.index = rg->index;
     g->tot.lost_t = 0;
+    g->tot.gpm_code = -1;
     return g;
 }
 
@@ -190,6 +205,12 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
             g->mem_first_use_t = 0;   /* nothing held: a later allocation starts afresh */
         else if (g->mem_first_use_t == 0)
             g->mem_first_use_t = p->t;
+        if (frac >= 0.01 && g->seen_unused && g->job_start_t == 0)
+            g->job_start_t = p->t;    /* a job started here, not before the log began */
+        if (frac < 0.01) {
+            g->seen_unused = true;
+            g->job_start_t = 0;       /* the GPU was given up: the next use is a new start */
+        }
         if (frac * 100 < th[T_MEM_HIGH])
             g->mem_high_t = 0;
         else if (g->mem_high_t == 0)
@@ -236,6 +257,14 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
         tot->mem_total = p->mem_total;
     if (p->reasons > 0 && (p->reasons & (a->thermal_mask | a->power_mask)))
         tot->throttled_s += dt;
+    if (!isnan(p->sm_act)) {
+        tot->n_gpm++;
+        tot->sm_active_sum += p->sm_act;
+        tot->tensor_sum += isnan(p->tensor) ? 0 : p->tensor;
+        tot->dram_sum += isnan(p->dram) ? 0 : p->dram;
+    }
+    if (p->gpm_code >= 0)
+        tot->gpm_code = p->gpm_code;
 }
 
 /* A full ring of n elements of size sz doubles (up to ANALYZE_MAX_POINTS),
@@ -314,7 +343,7 @@ static void analyze_idle(const struct analyze_gpu *g, struct analyze_gpu_stats *
         step = dts[nd / 2];
     }
     double idle = 0, total = 0, cur = 0, sum_gaps = 0;
-    bool in_gap = false;
+    bool in_gap = false, gap_full = false;   /* the open gap, and whether it has a wholly idle record */
     for (unsigned k = 0; k < g->n; k++) {
         const struct analyze_point *p = &g->ring[(g->head + k) % g->cap];
         double dt = k ? p->t - g->ring[(g->head + k - 1) % g->cap].t : step;
@@ -325,18 +354,28 @@ static void analyze_idle(const struct analyze_gpu *g, struct analyze_gpu_stats *
         total += dt;
         idle += p->idle * dt;
         bool full = p->idle >= 0.95f, part = p->idle > 0 && !full;
+        /* a gap closes at a busy record, at a mixed record after idle ones (the stall ended in it), and
+         * before a mixed record that follows a lone mixed one (two short gaps, not one) */
+        bool close_before = in_gap && (!(full || part) || (part && !gap_full));
+        if (close_before) {
+            sum_gaps += cur;
+            s->idle_gap_max_s = fmax(s->idle_gap_max_s, cur);
+            in_gap = false;
+        }
         if ((full || part) && !in_gap) {
             s->idle_gaps++;
             cur = 0;
             in_gap = true;
+            gap_full = false;
         }
-        if (in_gap && (full || part))
+        if (in_gap) {
             cur += p->idle * dt;
-        if (in_gap && !full) {   /* a mixed or busy record ends the gap */
-            sum_gaps += cur;
-            if (cur > s->idle_gap_max_s)
-                s->idle_gap_max_s = cur;
-            in_gap = false;
+            gap_full |= full;
+            if (part && gap_full) {   /* the stall ended inside this record */
+                sum_gaps += cur;
+                s->idle_gap_max_s = fmax(s->idle_gap_max_s, cur);
+                in_gap = false;
+            }
         }
     }
     if (in_gap) {
@@ -377,6 +416,8 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
     double mn = INFINITY, mx = -INFINITY, st = 0, sm = 0, stt = 0, stm = 0, nm = 0;
     double nr = 0, rs[CLOCK_REASON_COUNT] = {0}, thermal = 0, power = 0, np = 0, psum = 0, nsm = 0, smsum = 0;
     double ntx = 0, tx = 0, nrx = 0, rx = 0;
+    double ng = 0, g_sm = 0, g_occ = 0, g_tc = 0, g_dram = 0, g_fp32 = 0, n_occ = 0, n_tc = 0, n_dram = 0, n_fp32 = 0;
+    double half = first->t + s->span_s / 2, hst = 0, hsm = 0, hstt = 0, hstm = 0, hn = 0;
     long long ecc_first = -1, ecc_last = -1;
     s->temp_max = s->power_limit = s->sm_max_clock = s->mem_total = NAN;
     s->oom_t = 0;
@@ -387,6 +428,19 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
             mn = fmin(mn, p->mem_used), mx = fmax(mx, p->mem_used);
             st += x, sm += p->mem_used, stt += x * x, stm += x * p->mem_used, nm++;
             s->mem_total = p->mem_total, s->mem_last = p->mem_used;
+            if (p->t >= half)
+                hst += x, hsm += p->mem_used, hstt += x * x, hstm += x * p->mem_used, hn++;
+        }
+        if (!isnan(p->sm_act)) {
+            ng++, g_sm += p->sm_act;
+            if (!isnan(p->sm_occ))
+                n_occ++, g_occ += p->sm_occ;
+            if (!isnan(p->tensor))
+                n_tc++, g_tc += p->tensor;
+            if (!isnan(p->dram))
+                n_dram++, g_dram += p->dram;
+            if (!isnan(p->fp32))
+                n_fp32++, g_fp32 += p->fp32;
         }
         if (k > 0) {
             const struct analyze_point *q = &g->ring[(g->head + k - 1) % g->cap];
@@ -426,8 +480,17 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
     s->mem_ok = nm > 0;
     s->mem_min = s->mem_ok ? mn : NAN;
     s->mem_max = s->mem_ok ? mx : NAN;
-    double den = nm * stt - st * st;
+    double den = nm * stt - st * st, hden = hn * hstt - hst * hst;
     s->mem_slope = nm >= 2 && den > 0 ? (nm * stm - st * sm) / den : 0;
+    s->mem_recent_slope = hn >= 2 && hden > 0 ? (hn * hstm - hst * hsm) / hden : 0;
+    s->n_gpm = (unsigned)ng;
+    s->sm_active_mean = ng ? g_sm / ng : NAN;
+    s->sm_occupancy_mean = n_occ ? g_occ / n_occ : NAN;
+    s->tensor_mean = n_tc ? g_tc / n_tc : NAN;
+    s->dram_mean = n_dram ? g_dram / n_dram : NAN;
+    s->fp32_mean = n_fp32 ? g_fp32 / n_fp32 : NAN;
+    s->gpm_code = last->gpm_code;
+    s->warmup = g->job_start_t > 0 && a->now - a->cfg.window_s < g->job_start_t + th[T_STARTUP_S];
     s->mem_first_use_t = g->mem_first_use_t;
     s->mem_high_t = g->mem_high_t;
     s->procs = last->procs;

@@ -49,6 +49,13 @@ struct analyze_gpu_stats {
     double thermal_share, power_share; /* % of the window any thermal / power reason was active */
     double temp_max, power_mean, power_limit, sm_mean, sm_max_clock;
     double pcie_tx_mean, pcie_rx_mean; /* KB/s; NAN unknown */
+    /* GPM (Hopper and newer): means over the window's points that have them; NAN none */
+    unsigned n_gpm;                    /* points with GPM SM activity */
+    double sm_active_mean, sm_occupancy_mean, tensor_mean, dram_mean, fp32_mean;
+    int gpm_code;                      /* why GPM is missing (NVML code) at the latest point; 0 ok, -1 not logged */
+    /* start-up and pauses */
+    bool warmup;                       /* the window reaches back into the job's first startup.seconds */
+    double mem_recent_slope;           /* MiB per second over the later half of the window */
     /* faults */
     bool lost;
     double lost_t;
@@ -74,6 +81,9 @@ struct analyze_gpu_total {
     unsigned long long hist[101];      /* records per whole-percent utilization */
     double idle_sum;                   /* sum of per-record idle shares (%) */
     double mem_peak, mem_total, throttled_s, lost_t;
+    unsigned long long n_gpm;          /* records with GPM SM activity */
+    double sm_active_sum, tensor_sum, dram_sum;
+    int gpm_code;                      /* latest reason GPM was missing (NVML code); 0 ok, -1 never logged */
 };
 
 struct analyzer;

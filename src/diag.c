@@ -180,6 +180,12 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
             sbuf_printf(b, "  peak memory %.0f/%.0f MiB (%.1f%%)", t->mem_peak, t->mem_total,
                         100.0 * t->mem_peak / t->mem_total);
         sbuf_printf(b, "  throttled %.0f s (%.0f%%)\n", t->throttled_s, dur > 0 ? 100.0 * t->throttled_s / dur : 0);
+        if (t->n_gpm)
+            sbuf_printf(b, "  GPM: SM activity mean %.1f%%  tensor cores %.1f%%  DRAM bandwidth %.1f%%\n",
+                        t->sm_active_sum / (double)t->n_gpm, t->tensor_sum / (double)t->n_gpm,
+                        t->dram_sum / (double)t->n_gpm);
+        else
+            sbuf_printf(b, "  GPM not available: %s; utilization alone judged\n", rules_gpm_why(t->gpm_code));
         bool any = false;
         for (int r = 0; r < rule_count; r++) {
             const struct diag_verdict *v = &d->v[g][r];
@@ -247,6 +253,19 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
         diag_json_num(b, "memory_total_mib", t->mem_total > 0 ? t->mem_total : NAN, 0);
         sbuf_putc(b, ',');
         diag_json_num(b, "throttled_s", t->throttled_s, 1);
+        if (t->n_gpm) {
+            sbuf_puts(b, ",\"gpm\":{\"available\":true,");
+            diag_json_num(b, "sm_active_mean", t->sm_active_sum / (double)t->n_gpm, 1);
+            sbuf_putc(b, ',');
+            diag_json_num(b, "tensor_active_mean", t->tensor_sum / (double)t->n_gpm, 1);
+            sbuf_putc(b, ',');
+            diag_json_num(b, "dram_active_mean", t->dram_sum / (double)t->n_gpm, 1);
+            sbuf_putc(b, '}');
+        } else {
+            sbuf_printf(b, ",\"gpm\":{\"available\":false,\"code\":%d,\"why\":", t->gpm_code);
+            fmt_json_string(b, rules_gpm_why(t->gpm_code));
+            sbuf_putc(b, '}');
+        }
         sbuf_printf(b, ",\"enough_data\":%s,\"verdicts\":[", d->had_enough[g] ? "true" : "false");
         bool first = true;
         for (int r = 0; r < rule_count; r++) {

@@ -87,9 +87,30 @@ static bool low(const struct analyze_gpu_stats *s, const struct rule_config *c)
     return s->util_mean < T(T_LOW_UTIL);
 }
 
+/* One or two long idle stretches between busy stretches (a checkpoint, an evaluation, an epoch's
+ * start): the GPU is busy around them, so the low mean is the pause, not starvation. */
+static bool paused(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    double busy = !isnan(s->idle_share) && s->idle_share < 100 ? s->util_mean / (1 - s->idle_share / 100) : NAN;
+    return s->idle_gaps >= 1 && s->idle_gaps <= 2 && s->idle_gap_max_s >= T(T_PAUSE_S) && busy >= T(T_HEALTHY_UTIL);
+}
+
+/* The GPU waits on its input: swinging or low, recurring (not a pause), and past the job's start-up
+ * (launch, NCCL warm-up, autotuning look the same and pass). */
 static bool starving(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && (swinging(s, c) || low(s, c));
+    return in_use(s, c) && (swinging(s, c) || (low(s, c) && !paused(s, c))) && !s->warmup;
+}
+
+/* GPM covers the window (Hopper and newer, and a log that has it). */
+static bool gpm_ok(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->n_gpm >= T(T_MIN_SAMPLES) && s->n_gpm >= T(T_MIN_COVERAGE) / 100.0 * s->n && !isnan(s->sm_active_mean);
+}
+
+static bool dram_high(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return !isnan(s->dram_mean) && s->dram_mean >= T(T_DRAM_HIGH);
 }
 
 static double mem_share(const struct analyze_gpu_stats *s, double mib)
@@ -106,6 +127,12 @@ static bool prealloc_jump(const struct analyze_gpu_stats *s, const struct rule_c
 static bool mem_held(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return mem_share(s, s->mem_last) >= T(T_STALL_MEM) || s->procs > 0;
+}
+
+/* Nothing runs: no utilization, no sub-second peak, no memory held. */
+static bool p_idle_gpu(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->util_mean < T(T_IDLE_UTIL) && s->util_peak < T(T_BUSY_UTIL) && !mem_held(s, c);
 }
 
 /* ---- predicates ---- */
@@ -166,10 +193,13 @@ static bool p_power(const struct analyze_gpu_stats *s, const struct rule_config 
     return s->n_reasons > 0 && s->power_share >= T(T_THROTTLE_SHARE);
 }
 
+/* Still rising in the later half of the window too, and past the start-up: an allocator that grew to
+ * its plateau is not pressure (a real overflow ends in the oom verdict, which start-up does not hide). */
 static bool p_mem_pressure(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return mem_share(s, s->mem_last) >= T(T_MEM_HIGH) && mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE) &&
-           !prealloc_jump(s, c);
+           mem_share(s, s->mem_recent_slope * s->span_s / 2) >= T(T_MEM_RISE) / 2 && !prealloc_jump(s, c) &&
+           !s->warmup;
 }
 
 static bool p_prealloc(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -178,9 +208,10 @@ static bool p_prealloc(const struct analyze_gpu_stats *s, const struct rule_conf
            prealloc_jump(s, c);
 }
 
+/* A straggler does the job's work, slower: an unused GPU beside a single-GPU job is not one. */
 static bool p_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->npeers > 0 && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
+    return s->npeers > 0 && in_use(s, c) && !p_idle_gpu(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
 }
 
 static bool p_input_io(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -195,24 +226,46 @@ static bool p_input_cpu(const struct analyze_gpu_stats *s, const struct rule_con
 
 static bool p_swing(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && swinging(s, c) && !cpu_saturated(s, c) && !iowait_high(s, c);
+    return starving(s, c) && swinging(s, c) && !cpu_saturated(s, c) && !iowait_high(s, c);
 }
 
 static bool p_small_batch(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) &&
+    return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) && !s->warmup &&
            s->util_p95 - s->util_p5 <= T(T_STEADY_SPREAD) &&
            !cpu_saturated(s, c) && !iowait_high(s, c) && !p_straggler(s, c);
 }
 
 static bool p_idle(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->util_mean < T(T_IDLE_UTIL) && s->util_peak < T(T_BUSY_UTIL) && !mem_held(s, c);
+    return p_idle_gpu(s, c);
 }
 
+static bool p_pause(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return in_use(s, c) && low(s, c) && paused(s, c) && !s->warmup;
+}
+
+static bool p_busy_underused(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return gpm_ok(s, c) && s->util_mean >= T(T_HEALTHY_UTIL) && s->sm_active_mean < T(T_SM_LOW) && !dram_high(s, c);
+}
+
+static bool p_no_tensor(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return gpm_ok(s, c) && s->sm_active_mean >= T(T_SM_BUSY) && !isnan(s->tensor_mean) &&
+           s->tensor_mean <= T(T_TENSOR_LOW);
+}
+
+static bool p_memory_bound(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return gpm_ok(s, c) && dram_high(s, c) && s->sm_active_mean < T(T_SM_BUSY) && s->util_mean >= T(T_LOW_UTIL);
+}
+
+/* Busy by utilization, and where GPM tells, by SM activity too: 98% utilization at 20% SM activity is not. */
 static bool p_healthy(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->util_mean >= T(T_HEALTHY_UTIL);
+    return s->util_mean >= T(T_HEALTHY_UTIL) && (!gpm_ok(s, c) || s->sm_active_mean >= T(T_SM_LOW));
 }
 
 /* ---- evidence ---- */
@@ -360,12 +413,39 @@ static void ev_starving(const struct analyze_gpu_stats *s, const struct rule_con
         sbuf_printf(b, "; PCIe in %.1f MB/s, out %.1f MB/s", s->pcie_rx_mean / 1024, s->pcie_tx_mean / 1024);
 }
 
+/* GPM's figures, when the window has them. */
+static void e_gpm(const struct analyze_gpu_stats *s, struct sbuf *b)
+{
+    if (!s->n_gpm || isnan(s->sm_active_mean))
+        return;
+    sbuf_printf(b, "; SM activity %.0f%%", s->sm_active_mean);
+    if (!isnan(s->sm_occupancy_mean))
+        sbuf_printf(b, " (occupancy %.0f%%)", s->sm_occupancy_mean);
+    if (!isnan(s->tensor_mean))
+        sbuf_printf(b, ", tensor cores %.0f%%", s->tensor_mean);
+    if (!isnan(s->fp32_mean))
+        sbuf_printf(b, ", FP32 pipe %.0f%%", s->fp32_mean);
+    if (!isnan(s->dram_mean))
+        sbuf_printf(b, ", DRAM bandwidth %.0f%%", s->dram_mean);
+    sbuf_puts(b, " (GPM)");
+}
+
 static void ev_plain(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
 {
     (void)c;
     e_util(s, b);
     if (s->idle_share > 0)
         e_idle(s, b);
+    e_gpm(s, b);
+}
+
+static void ev_pause(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
+{
+    (void)c;
+    sbuf_printf(b, "idle for %.0f s in %u stretch%s (longest %.0f s) of the last %.0f s, busy at %.0f%% around %s",
+                s->idle_share / 100 * s->span_s, s->idle_gaps, s->idle_gaps == 1 ? "" : "es", s->idle_gap_max_s,
+                s->span_s, s->util_mean / (1 - s->idle_share / 100), s->idle_gaps == 1 ? "it" : "them");
+    e_job(s, b);
 }
 
 static void ev_idle(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
@@ -376,6 +456,28 @@ static void ev_idle(const struct analyze_gpu_stats *s, const struct rule_config 
 }
 
 /* ---- the table ---- */
+
+const char *rules_gpm_why(int code)
+{
+    switch (code) {
+    case -1:
+        return "the log has no GPM fields (recorded before gpumon read GPM, or --fields left them out)";
+    case 0:
+        return "GPM figures cover too little of the run";
+    case 3:
+        return "not supported on this GPU: GPM needs Hopper or newer, and a vGPU or a MIG slice without the whole "
+               "GPU has none";
+    case 4:
+        return "no permission: the driver restricts profiling counters to administrators "
+               "(NVreg_RestrictProfilingToAdminUsers=0 lifts it; containers may need CAP_SYS_ADMIN)";
+    case 13:
+        return "the driver has no GPM functions (it needs driver 520 or newer)";
+    case 25:
+        return "the driver's GPM interface version differs from gpumon's";
+    default:
+        return "the driver answered an error (see the log's errors for its code)";
+    }
+}
 
 const struct rule rule_table[] = {
     {"gpu-lost", SEV_CRITICAL, false, p_lost, ev_lost, "the GPU fell off the bus",
@@ -422,12 +524,31 @@ const struct rule rule_table[] = {
     {"straggler", SEV_WARNING, true, p_straggler, ev_straggler, "well below its peers",
      "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
      "PCIe link, uneven data sharding, or another process sharing it."},
+    {"busy-underused", SEV_WARNING, true, p_busy_underused, ev_plain,
+     "busy by utilization, but few SMs work: small kernels",
+     "Utilization counts time with any kernel running, not how much of the GPU it fills. Give each kernel more "
+     "work: a larger batch; compile to fuse kernels and cut launch overhead (XLA: tf.function(jit_compile=True); "
+     "PyTorch: torch.compile, CUDA graphs); remove host synchronizations in the step (.item(), .cpu(), printing "
+     "or logging tensors every step)."},
+    {"no-tensor-cores", SEV_WARNING, true, p_no_tensor, ev_plain, "the SMs are busy but the tensor cores idle",
+     "The math runs in FP32 on the ordinary pipes: use mixed precision (Keras: "
+     "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\"); PyTorch: torch.autocast(\"cuda\", "
+     "dtype=torch.bfloat16)) or at least TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
+     "torch.set_float32_matmul_precision(\"high\")); tensor cores are several times faster."},
     {"small-batch", SEV_WARNING, true, p_small_batch, ev_plain, "steady low utilization: small batch or launch-bound",
      "The kernels are too small to fill the GPU: raise the batch size, compile (XLA: tf.function(jit_compile=True); "
      "PyTorch: torch.compile, CUDA graphs), use mixed precision to make room for larger batches."},
     {"tf-prealloc", SEV_INFO, true, p_prealloc, ev_prealloc, "memory pre-allocated by the framework, not a leak",
      "TensorFlow reserves nearly all GPU memory at start-up; this is its allocator, not real use. To see real "
      "use: tf.config.experimental.set_memory_growth(gpu, True) (or TF_FORCE_GPU_ALLOW_GROWTH=true)."},
+    {"memory-bound", SEV_INFO, true, p_memory_bound, ev_plain, "limited by memory bandwidth, not by math",
+     "DRAM bandwidth is the limit: fuse element-wise kernels (torch.compile, XLA), keep activations in "
+     "bf16/fp16, use a larger batch so weights are reused, prefer fused optimizers and attention kernels "
+     "(FlashAttention); bandwidth-bound phases such as embedding lookups may simply be what the model is."},
+    {"pause", SEV_INFO, true, p_pause, ev_pause, "a pause between busy stretches (checkpoint, evaluation, epoch start)",
+     "A one-off or periodic stop is not an input stall. If it is checkpointing, save asynchronously "
+     "(torch.distributed.checkpoint.async_save, Orbax async checkpoints) or less often; at an epoch's start, keep "
+     "DataLoader workers alive (persistent_workers=True); nothing to fix if it is evaluation."},
     {"idle", SEV_INFO, true, p_idle, ev_idle, "nothing runs on the GPU", "Nothing to fix if no job was meant "
      "to run here; otherwise check that the job sees this GPU (CUDA_VISIBLE_DEVICES)."},
     {"healthy", SEV_OK, true, p_healthy, ev_plain, "the GPU is kept busy", "Nothing to change."},

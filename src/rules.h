@@ -36,6 +36,12 @@
     X(T_STRAGGLER_GAP, "straggler.gap", 20, "points", "utilization this far below the median of busy peers") \
     X(T_STALL_S, "stall.seconds", 120, "s", "idle this long while holding memory: stalled") \
     X(T_STALL_MEM, "stall.memory", 5, "%", "memory share that counts as held") \
+    X(T_SM_LOW, "sm.low", 50, "%", "SM activity (GPM) below which a busy GPU is underused; healthy needs at least this") \
+    X(T_SM_BUSY, "sm.busy", 60, "%", "SM activity (GPM) from which the SMs count as busy") \
+    X(T_TENSOR_LOW, "tensor.low", 5, "%", "tensor-core activity (GPM) at or below which the tensor cores sit unused") \
+    X(T_DRAM_HIGH, "dram.high", 70, "%", "DRAM bandwidth (GPM, share of peak) from which the job is memory-bound") \
+    X(T_STARTUP_S, "startup.seconds", 60, "s", "after a job starts on a GPU, its start-up: no input verdicts yet") \
+    X(T_PAUSE_S, "pause.seconds", 5, "s", "one idle stretch this long between busy stretches is a pause, not a stall") \
     X(T_MIN_COVERAGE, "min.coverage", 80, "%", "share of the window that data must cover before a verdict") \
     X(T_MIN_SAMPLES, "min.samples", 5, "", "samples needed in the window before a verdict")
 
@@ -83,5 +89,7 @@ void rules_print(const struct rule_config *c);
 /* The meaning of an XID code and whether it is critical (hardware or
  * driver) rather than an application fault. */
 const char *rules_xid_meaning(unsigned code, bool *critical);
+/* Why GPM figures are missing, from the NVML code the log holds (-1: the log has no GPM fields). */
+const char *rules_gpm_why(int code);
 
 #endif

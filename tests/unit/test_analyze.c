@@ -122,6 +122,66 @@ static void test_idle_gaps(void **state)
     analyze_free(a);
 }
 
+/* One 6 s stall is one gap whatever the sampling phase: a mixed record where it begins or ends belongs
+ * to it. Two mixed records in a row are two short gaps; a busy blip between stalls makes two. */
+static void test_idle_gap_phase(void **state)
+{
+    (void)state;
+    struct rule_config c = config(100);
+    static const struct { double idle[10]; unsigned gaps; double longest; } cases[] = {
+        {{0, 0, 40, 100, 100, 100, 100, 100, 60, 0}, 1, 6.0},   /* begins and ends inside records */
+        {{0, 0, 100, 100, 100, 100, 100, 100, 0, 0}, 1, 6.0},   /* aligned with the records */
+        {{0, 40, 100, 100, 100, 100, 100, 0, 0, 0}, 1, 5.4},    /* begins inside a record */
+        {{0, 30, 30, 0, 0, 0, 0, 0, 0, 0}, 2, 0.3},             /* two short gaps, not one */
+        {{0, 100, 100, 50, 100, 100, 0, 0, 0, 0}, 2, 2.5},      /* a busy blip between two stalls */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct analyzer *a = analyze_new(&c);
+        for (int i = 0; i < 10; i++)
+            feed(a, 6000 + i, cases[k].idle[i] >= 95 ? 0 : 90, cases[k].idle[i], 100, 1);
+        struct analyze_gpu_stats s = stats(a);
+        if (s.idle_gaps != cases[k].gaps || fabs(s.idle_gap_max_s - cases[k].longest) > 1e-4)   /* idle shares are floats */
+            fail_msg("case %zu: %u gaps, longest %.2f s; want %u, %.2f", k, s.idle_gaps, s.idle_gap_max_s,
+                     cases[k].gaps, cases[k].longest);
+        analyze_free(a);
+    }
+}
+
+/* A start seen in the log (memory from unused to used) opens startup.seconds of grace; a log that begins
+ * with the job already running has none. */
+static void test_warmup(void **state)
+{
+    (void)state;
+    struct rule_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    feed(a, 7000, 0, NAN, 0, 0);
+    for (int t = 1; t <= 89; t++)
+        feed(a, 7000 + t, 90, NAN, 500, 1);
+    assert_true(stats(a).warmup);          /* window from 7059: reaches into 7001 + 60 */
+    feed(a, 7091, 90, NAN, 500, 1);
+    assert_false(stats(a).warmup);         /* window from 7061 */
+    analyze_free(a);
+    a = analyze_new(&c);
+    for (int t = 0; t <= 10; t++)
+        feed(a, 8000 + t, 90, NAN, 500, 1);
+    assert_false(stats(a).warmup);
+    analyze_free(a);
+}
+
+/* Memory that rose and then held still: the later half's slope is 0. */
+static void test_memory_recent_slope(void **state)
+{
+    (void)state;
+    struct rule_config c = config(20);
+    struct analyzer *a = analyze_new(&c);
+    for (int t = 0; t <= 20; t++)
+        feed(a, 9000 + t, 90, NAN, t < 10 ? 100 + 80 * t : 900, 1);
+    struct analyze_gpu_stats s = stats(a);
+    assert_true(s.mem_slope > 20);
+    assert_true(fabs(s.mem_recent_slope) < 1e-9);
+    analyze_free(a);
+}
+
 static void test_memory_trend_and_oom(void **state)
 {
     (void)state;
@@ -196,6 +256,9 @@ int main(void)
         cmocka_unit_test(test_percentiles),
         cmocka_unit_test(test_window_and_coverage),
         cmocka_unit_test(test_idle_gaps),
+        cmocka_unit_test(test_idle_gap_phase),
+        cmocka_unit_test(test_warmup),
+        cmocka_unit_test(test_memory_recent_slope),
         cmocka_unit_test(test_memory_trend_and_oom),
         cmocka_unit_test(test_xids_peers_lost),
     };

@@ -53,6 +53,8 @@ static struct analyze_gpu_stats base(void)
     s.iowait = 0;
     s.job_read_kbs = NAN;
     s.job_procs = -1;
+    s.sm_active_mean = s.sm_occupancy_mean = s.tensor_mean = s.dram_mean = s.fp32_mean = NAN;
+    s.gpm_code = -1;
     return s;
 }
 
@@ -208,9 +210,16 @@ static void test_memory(void **state)
     struct analyze_gpu_stats s = base();
     s.mem_last = s.mem_max = 899;
     s.mem_min = 700;
-    s.mem_slope = 1;   /* 30 MiB over 30 s = 3% */
+    s.mem_slope = s.mem_recent_slope = 1;   /* 30 MiB over 30 s = 3% */
     assert_false(holds(&s, "memory-pressure"));
     s.mem_last = s.mem_max = 900;
+    assert_true(holds(&s, "memory-pressure"));
+    s.warmup = true;   /* an allocator growing during the job's start-up */
+    assert_false(holds(&s, "memory-pressure"));
+    s.warmup = false;
+    s.mem_recent_slope = 0.66;   /* the later half rose 0.99%: growth levelling off */
+    assert_false(holds(&s, "memory-pressure"));
+    s.mem_recent_slope = 0.67;   /* 1.005% */
     assert_true(holds(&s, "memory-pressure"));
     s.mem_slope = 19.9 / 30.0;   /* 1.99% rise */
     assert_false(holds(&s, "memory-pressure"));
@@ -228,6 +237,137 @@ static void test_memory(void **state)
     s.mem_slope = 1;   /* a rise that is only the pre-allocation jump is not pressure */
     assert_true(holds(&s, "tf-prealloc"));
     assert_false(holds(&s, "memory-pressure"));
+}
+
+/* GPM over the window: n_gpm points of the window's n. */
+static struct analyze_gpu_stats with_gpm(double util, double sm, double tensor, double dram)
+{
+    struct analyze_gpu_stats s = base();
+    s.util_mean = s.util_p5 = s.util_p50 = s.util_p95 = s.util_peak = util;
+    s.n_gpm = s.n;
+    s.sm_active_mean = sm;
+    s.tensor_mean = tensor;
+    s.dram_mean = dram;
+    s.gpm_code = 0;
+    return s;
+}
+
+static void test_gpm(void **state)
+{
+    (void)state;
+    /* busy but underused: utilization high, SM activity under sm.low */
+    struct analyze_gpu_stats s = with_gpm(97, 49.9, 3, 10);
+    assert_true(holds(&s, "busy-underused"));
+    assert_false(holds(&s, "healthy"));   /* 98% utilization at 20% SM activity is not healthy */
+    s.sm_active_mean = 50;
+    assert_false(holds(&s, "busy-underused"));
+    assert_true(holds(&s, "healthy"));
+    s.sm_active_mean = 20;
+    s.util_mean = 69.9;                   /* not busy by utilization: not this rule */
+    assert_false(holds(&s, "busy-underused"));
+    s.util_mean = 97;
+    s.n_gpm = 24;                         /* GPM in 24 of 31 points: under min.coverage, today's rules */
+    assert_false(holds(&s, "busy-underused"));
+    assert_true(holds(&s, "healthy"));
+    s.n_gpm = 25;
+    assert_true(holds(&s, "busy-underused"));
+    s.dram_mean = 70;                     /* bandwidth-bound instead */
+    assert_false(holds(&s, "busy-underused"));
+    assert_true(holds(&s, "memory-bound"));
+    /* no tensor cores: SMs busy, tensor at or under tensor.low */
+    s = with_gpm(96, 60, 5, 40);
+    assert_true(holds(&s, "no-tensor-cores"));
+    s.tensor_mean = 5.1;
+    assert_false(holds(&s, "no-tensor-cores"));
+    s.tensor_mean = 1;
+    s.sm_active_mean = 59.9;
+    assert_false(holds(&s, "no-tensor-cores"));
+    s.tensor_mean = NAN;                  /* tensor activity not known: no claim */
+    s.sm_active_mean = 80;
+    assert_false(holds(&s, "no-tensor-cores"));
+    /* memory-bound: DRAM at dram.high with SMs under sm.busy */
+    s = with_gpm(97, 45, 11, 69.9);
+    assert_false(holds(&s, "memory-bound"));
+    s.dram_mean = 70;
+    assert_true(holds(&s, "memory-bound"));
+    s.sm_active_mean = 60;
+    assert_false(holds(&s, "memory-bound"));
+    /* a healthy Hopper job */
+    s = with_gpm(98, 85, 45, 50);
+    assert_true(holds(&s, "healthy"));
+    assert_int_equal(nactive(&s), 1);
+}
+
+/* Thresholds named for GPM are in the table, so --threshold reaches them. */
+static void test_gpm_thresholds(void **state)
+{
+    (void)state;
+    struct rule_config c;
+    char err[256];
+    rules_defaults(&c);
+    assert_int_equal(rules_set_threshold(&c, "sm.low=30", err, sizeof err), 0);
+    assert_true(c.t[T_SM_LOW] == 30);
+    assert_int_equal(rules_set_threshold(&c, "tensor.low=-1", err, sizeof err), -1);
+    assert_int_equal(rules_set_threshold(&c, "dram.high=nan", err, sizeof err), -1);
+    assert_true(strstr(rules_gpm_why(3), "Hopper") != NULL);
+    assert_true(strstr(rules_gpm_why(4), "permission") != NULL);
+    assert_true(strstr(rules_gpm_why(13), "520") != NULL);
+    assert_true(strstr(rules_gpm_why(-1), "no GPM fields") != NULL);
+}
+
+/* An unused GPU beside a single-GPU job is idle, not a straggler; a slow busy one still is. */
+static void test_straggler_unused(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.npeers = 1;
+    s.peer_median_util = 93;
+    s.util_mean = s.util_p5 = s.util_p50 = s.util_p95 = s.util_peak = 0;
+    s.mem_last = s.mem_min = s.mem_max = 0;
+    s.procs = 0;
+    assert_false(holds(&s, "straggler"));
+    assert_true(holds(&s, "idle"));
+    s.util_mean = s.util_p5 = s.util_p50 = s.util_p95 = s.util_peak = 45;
+    s.procs = 1;
+    s.mem_last = s.mem_min = s.mem_max = 600;
+    assert_true(holds(&s, "straggler"));
+}
+
+/* Start-up and pauses are not input stalls. */
+static void test_startup_and_pause(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    s.util_mean = 45;
+    s.util_peak = 80;
+    s.idle_share = 30;
+    s.idle_gaps = 4;
+    assert_true(holds(&s, "input-bound"));
+    s.warmup = true;
+    assert_false(holds(&s, "input-bound"));
+    assert_int_equal(nactive(&s), 0);
+    /* one 15 s stop in 30 s, 94% around it, with the CPU busy writing: a pause (info), not input-bound-cpu */
+    s = base();
+    s.util_mean = 47;
+    s.util_peak = 96;
+    s.idle_share = 50;
+    s.idle_gaps = 1;
+    s.idle_gap_max_s = 15;
+    s.job_ok = true;
+    s.ncpus = 16;
+    s.job_cpu = s.job_cpu_top = 1.0;
+    assert_true(holds(&s, "pause"));
+    assert_false(holds(&s, "input-bound-cpu"));
+    s.idle_gap_max_s = 4.9;               /* shorter than pause.seconds */
+    assert_false(holds(&s, "pause"));
+    assert_true(holds(&s, "input-bound-cpu"));
+    s.idle_gap_max_s = 15;
+    s.idle_gaps = 3;                      /* recurring: a swing, input-bound */
+    assert_false(holds(&s, "pause"));
+    assert_true(holds(&s, "input-bound-cpu"));
+    s.idle_gaps = 2;
+    s.util_mean = 34;                     /* around the stops only 68%: not a busy job pausing */
+    assert_false(holds(&s, "pause"));
 }
 
 static void test_events(void **state)
@@ -332,6 +472,10 @@ int main(void)
         cmocka_unit_test_setup(test_small_batch_and_input_cpu, setup),
         cmocka_unit_test_setup(test_input_io, setup),
         cmocka_unit_test_setup(test_input_io_neighbour, setup),
+        cmocka_unit_test_setup(test_gpm, setup),
+        cmocka_unit_test_setup(test_gpm_thresholds, setup),
+        cmocka_unit_test_setup(test_straggler_unused, setup),
+        cmocka_unit_test_setup(test_startup_and_pause, setup),
         cmocka_unit_test_setup(test_swing, setup),
         cmocka_unit_test_setup(test_memory, setup),
         cmocka_unit_test_setup(test_events, setup),
