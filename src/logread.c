@@ -233,8 +233,15 @@ static const char *logread_value(const struct metric *m, const cJSON *j, struct 
         [MK_FLAG] = "has the wrong type for a boolean value", [MK_PSTATE] = "is not a P-state (\"P0\" to \"P15\")",
     };
     memset(v, 0, sizeof *v);
-    if (logread_is(j, cJSON_NULL))
-        return NULL;   /* VS_NONE unless "errors" says why */
+    if (logread_is(j, cJSON_NULL)) {
+        /* the log's contract: a GPU value null without "errors" is "not supported"; a host figure that
+         * is null is not known yet (CPU shares need an interval) */
+        if (m->scope == MS_GPU) {
+            v->state = VS_UNSUPPORTED;
+            v->code = NVML_ERROR_NOT_SUPPORTED;
+        }
+        return NULL;
+    }
     v->state = VS_OK;
     bool number = logread_is(j, cJSON_Number);
     switch (m->kind) {

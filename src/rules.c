@@ -465,8 +465,8 @@ const char *rules_gpm_why(int code)
     case 0:
         return "GPM figures cover too little of the run";
     case 3:
-        return "not supported on this GPU: GPM needs Hopper or newer, and a vGPU or a MIG slice without the whole "
-               "GPU has none";
+        return "not supported here: GPM needs a Hopper or newer GPU and driver 520 or newer (a vGPU or a MIG "
+               "slice without the whole GPU has none)";
     case 4:
         return "no permission: the driver restricts profiling counters to administrators "
                "(NVreg_RestrictProfilingToAdminUsers=0 lifts it; containers may need CAP_SYS_ADMIN)";

@@ -4,7 +4,8 @@
  * protocols: process-list sizing and per-variant strides, the detail list,
  * process names, GetSamples (sizing, lastSeen, NOT_FOUND), utilization
  * rates against the last second of samples, process utilization, energy
- * and ECC monotonicity, clocks dropping with clock-event reasons.
+ * and ECC monotonicity, clocks dropping with clock-event reasons, GPM
+ * (versions, support by board, the sample pool, the 100 ms rule).
  * faults: NOT_SUPPORTED families, NO_PERMISSION and GPU-lost faults, a
  * hanging call (and that it does not block other threads), the cost of
  * GetPcieThroughput. events: the event-set API with XIDs and timeouts.
@@ -317,6 +318,90 @@ static void test_clocks_drop(void **state)
     tsim_down();
 }
 
+static const char gpm_scn[] =
+    "seed 5\n"
+    "gpu 0\n  name NVIDIA H100 80GB HBM3\n  util.gpu = const(90)\n  gpm.sm = const(50)\n  gpm.tensor = const(30)\n"
+    "gpu 1\n  name NVIDIA A100-SXM4-80GB\n  util.gpu = const(90)\n"
+    "gpu 2\n  name NVIDIA H200\n  util.gpu = const(90)\n  unsupported gpm\n"
+    "gpu 3\n  name NVIDIA H100 80GB HBM3\n  util.gpu = const(90)\n  at 0 no_permission gpm\n";
+
+static nvmlReturn_t gpm_metrics(nvmlGpmSample_t a, nvmlGpmSample_t b, unsigned n, nvmlGpmMetricsGet_t *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->version = NVML_GPM_METRICS_GET_VERSION;
+    q->numMetrics = n;
+    q->sample1 = a;
+    q->sample2 = b;
+    q->metrics[0].metricId = NVML_GPM_METRIC_SM_UTIL;
+    q->metrics[1].metricId = NVML_GPM_METRIC_ANY_TENSOR_UTIL;
+    q->metrics[2].metricId = NVML_GPM_METRIC_GRAPHICS_UTIL;
+    q->metrics[3].metricId = 30;   /* NVDEC 0: not modelled */
+    return L.nvmlGpmMetricsGet(q);
+}
+
+static void test_gpm(void **state)
+{
+    static nvmlGpmMetricsGet_t q;
+    nvmlGpmSupport_t sup;
+    nvmlGpmSample_t a, b, pool[600];
+    int n;
+
+    (void)state;
+    tsim_up(tsim_write(gpm_scn, sizeof(gpm_scn) - 1), 1, 0);
+    /* the support query takes the raw version 1; the size|ver word is refused */
+    sup.version = NVML_STRUCT_VERSION(nvmlGpmSupport_t, 1);
+    assert_int_equal(L.nvmlGpmQueryDeviceSupport(tsim_dev(0), &sup), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(L.nvmlGpmQueryDeviceSupport(tsim_dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+    sup = (nvmlGpmSupport_t){NVML_GPM_SUPPORT_VERSION, 7};
+    assert_int_equal(L.nvmlGpmQueryDeviceSupport(tsim_dev(0), &sup), NVML_SUCCESS);
+    assert_int_equal(sup.isSupportedDevice, 1);
+    sup.isSupportedDevice = 7;   /* before Hopper: SUCCESS, not supported */
+    assert_int_equal(L.nvmlGpmQueryDeviceSupport(tsim_dev(1), &sup), NVML_SUCCESS);
+    assert_int_equal(sup.isSupportedDevice, 0);
+    assert_int_equal(L.nvmlGpmQueryDeviceSupport(tsim_dev(2), &sup), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(L.nvmlGpmQueryDeviceSupport(tsim_dev(3), &sup), NVML_ERROR_NO_PERMISSION);
+    /* samples */
+    assert_int_equal(L.nvmlGpmSampleAlloc(NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(L.nvmlGpmSampleAlloc(&a), NVML_SUCCESS);
+    assert_int_equal(L.nvmlGpmSampleAlloc(&b), NVML_SUCCESS);
+    assert_true(a != NULL && b != NULL && a != b);
+    assert_int_equal(L.nvmlGpmSampleGet(tsim_dev(1), a), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(L.nvmlGpmSampleGet(tsim_dev(0), (nvmlGpmSample_t)&sup), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_metrics(a, b, 4, &q), NVML_ERROR_INVALID_ARGUMENT);   /* not taken yet */
+    assert_int_equal(L.nvmlGpmSampleGet(tsim_dev(0), a), NVML_SUCCESS);
+    tsim_sleep_ms(120);
+    assert_int_equal(L.nvmlGpmSampleGet(tsim_dev(0), b), NVML_SUCCESS);
+    assert_int_equal(gpm_metrics(a, b, 0, &q), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_metrics(a, b, NVML_GPM_METRIC_MAX + 1, &q), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_metrics(b, a, 4, &q), NVML_ERROR_INVALID_ARGUMENT);    /* the later one first */
+    q.version = NVML_STRUCT_VERSION(nvmlGpmMetricsGet_t, 1);
+    assert_int_equal(L.nvmlGpmMetricsGet(&q), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(gpm_metrics(a, b, 4, &q), NVML_SUCCESS);
+    assert_int_equal(q.metrics[0].nvmlReturn, NVML_SUCCESS);
+    assert_true(q.metrics[0].value > 49.9 && q.metrics[0].value < 50.1);
+    assert_true(q.metrics[1].value > 29.9 && q.metrics[1].value < 30.1);
+    assert_true(q.metrics[2].value > 89.9 && q.metrics[2].value < 90.1);
+    assert_int_equal(q.metrics[3].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    /* the 100 ms rule: a closer pair succeeds with meaningless values */
+    assert_int_equal(L.nvmlGpmSampleGet(tsim_dev(0), a), NVML_SUCCESS);
+    assert_int_equal(L.nvmlGpmSampleGet(tsim_dev(0), b), NVML_SUCCESS);
+    assert_int_equal(gpm_metrics(a, b, 4, &q), NVML_SUCCESS);
+    assert_true(q.metrics[0].value < 49 || q.metrics[0].value > 51);
+    /* freeing */
+    assert_int_equal(L.nvmlGpmSampleFree(a), NVML_SUCCESS);
+    assert_int_equal(L.nvmlGpmSampleFree(a), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(L.nvmlGpmSampleFree(b), NVML_SUCCESS);
+    /* a bounded pool: MEMORY when exhausted, never a crash */
+    for (n = 0; n < 600 && L.nvmlGpmSampleAlloc(&pool[n]) == NVML_SUCCESS; n++)
+        ;
+    assert_true(n > 0 && n < 600);
+    assert_int_equal(L.nvmlGpmSampleAlloc(&a), NVML_ERROR_MEMORY);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(L.nvmlGpmSampleFree(pool[i]), NVML_SUCCESS);
+    tsim_down();
+    assert_int_equal(L.nvmlGpmSampleAlloc(&a), NVML_ERROR_UNINITIALIZED);
+}
+
 int tsim_run_protocols(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,7 +409,7 @@ int tsim_run_protocols(void)
         cmocka_unit_test(test_detail_list),      cmocka_unit_test(test_process_name),
         cmocka_unit_test(test_samples),          cmocka_unit_test(test_rates_match_samples),
         cmocka_unit_test(test_energy_monotonic), cmocka_unit_test(test_ecc_monotonic),
-        cmocka_unit_test(test_clocks_drop),
+        cmocka_unit_test(test_clocks_drop), cmocka_unit_test(test_gpm),
     };
     return cmocka_run_group_tests_name("sim_protocols", tests, NULL, NULL);
 }

@@ -48,7 +48,8 @@ static void test_parse_line(void **state)
     assert_int_equal(g->v[M_PSTATE].u.i, 2);
     assert_int_equal(g->v[M_REASONS].u.i, 4);
     assert_int_equal(g->v[M_R_SW_POWER].u.i, 1);
-    assert_int_equal(g->v[M_FAN].state, VS_NONE);
+    assert_int_equal(g->v[M_FAN].state, VS_UNSUPPORTED);   /* null without "errors": not supported */
+    assert_int_equal(g->v[M_FAN].code, 3);
     assert_int_equal(g->v[M_POWER_LIMIT].state, VS_ERROR);
     assert_int_equal(g->v[M_POWER_LIMIT].code, 4);
     assert_int_equal(g->nprocs, 2);
