@@ -42,7 +42,7 @@ int report_write(const struct report *rp, const struct diag *d, const char *path
                  size_t *written, char *err, size_t errlen);
 
 /* report_svg.c: the time series of one GPU. */
-enum report_series { RS_UTIL, RS_MEM, RS_TEMP, RS_POWER, RS_CLOCK, RS_COUNT };
+enum report_series { RS_UTIL, RS_SM, RS_TENSOR, RS_MEM, RS_TEMP, RS_POWER, RS_CLOCK, RS_COUNT };
 struct report_gpu;
 struct report_gpu *report_gpu_new(unsigned index, double t0);
 void report_gpu_free(struct report_gpu *g);

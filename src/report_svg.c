@@ -10,6 +10,8 @@
  * where records are missing for more than three mean intervals (a bucket
  * narrower than the interval is empty without being a gap), shaded
  * idle/throttled/lost stretches, and the verdict changes as vertical marks.
+ * SM and tensor-core activity (GPM) follow utilization where the log has
+ * them, so "busy" and "busy doing what" sit one above the other.
  */
 #include <math.h>
 #include <stdint.h>
@@ -53,12 +55,15 @@ struct report_gpu {
     unsigned nmarks, marks_dropped;
 };
 
-static const struct { const char *title; enum metric_id metric; double floor_max; } rs_series[RS_COUNT] = {
-    [RS_UTIL] = {"utilization", M_UTIL_GPU, 100},
-    [RS_MEM] = {"memory used", M_MEM_USED, 1},
-    [RS_TEMP] = {"temperature", M_TEMP, 50},
-    [RS_POWER] = {"power", M_POWER, 1},
-    [RS_CLOCK] = {"SM clock", M_CLOCK_SM, 1},
+/* optional: drawn only when the log has the series (GPM: Hopper and newer) */
+static const struct { const char *title; enum metric_id metric; double floor_max; bool optional; } rs_series[RS_COUNT] = {
+    [RS_UTIL] = {"utilization", M_UTIL_GPU, 100, false},
+    [RS_SM] = {"SM activity (GPM)", M_GPM_SM_ACTIVE, 100, true},
+    [RS_TENSOR] = {"tensor-core activity (GPM)", M_GPM_TENSOR_ACTIVE, 100, true},
+    [RS_MEM] = {"memory used", M_MEM_USED, 1, false},
+    [RS_TEMP] = {"temperature", M_TEMP, 50, false},
+    [RS_POWER] = {"power", M_POWER, 1, false},
+    [RS_CLOCK] = {"SM clock", M_CLOCK_SM, 1, false},
 };
 
 struct report_gpu *report_gpu_new(unsigned index, double t0)
@@ -151,8 +156,10 @@ void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t)
         if (!isnan(x))
             rs_bucket_add(&g->s[s][k], lo, hi, x);
     }
-    double ref[RS_COUNT] = {100, rs_num(&v[M_MEM_TOTAL], M_MEM_TOTAL), NAN,
-                            rs_num(&v[M_POWER_ENFORCED], M_POWER_ENFORCED), rs_num(&v[M_CLOCK_MAX_SM], M_CLOCK_MAX_SM)};
+    double ref[RS_COUNT] = {[RS_UTIL] = 100, [RS_SM] = 100, [RS_TENSOR] = 100,
+                            [RS_MEM] = rs_num(&v[M_MEM_TOTAL], M_MEM_TOTAL), [RS_TEMP] = NAN,
+                            [RS_POWER] = rs_num(&v[M_POWER_ENFORCED], M_POWER_ENFORCED),
+                            [RS_CLOCK] = rs_num(&v[M_CLOCK_MAX_SM], M_CLOCK_MAX_SM)};
     for (int s = 0; s < RS_COUNT; s++)
         if (!isnan(ref[s]))
             g->ref[s] = ref[s];
@@ -259,7 +266,7 @@ static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, st
     rs_shade(g, x0, bw, gap, "idle", rs_is_idle, b);
     rs_shade(g, x0, bw, gap, "thr", rs_is_throttled, b);
     rs_shade(g, x0, bw, gap, "lost", rs_is_lost, b);
-    if (g->ref[s] > 0 && s != RS_UTIL)
+    if (g->ref[s] > 0 && s != RS_UTIL && s != RS_SM && s != RS_TENSOR)
         sbuf_printf(b, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"><title>%s %.0f %s</title>"
                     "</line>", RS_L, RS_L + pw, RS_Y(g->ref[s]), RS_Y(g->ref[s]), s == RS_MEM ? "total"
                     : s == RS_POWER ? "enforced limit" : "maximum", g->ref[s], m->unit);
@@ -311,10 +318,19 @@ static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, st
 #undef RS_Y
 }
 
+static bool rs_has_data(const struct report_gpu *g, int s)
+{
+    for (unsigned i = 0; i < g->nb; i++)
+        if (g->s[s][i].n)
+            return true;
+    return false;
+}
+
 void report_gpu_charts(const struct report_gpu *g, double t0, double t1, struct sbuf *b)
 {
     for (int s = 0; s < RS_COUNT; s++)
-        rs_chart(g, s, t0, t1, b);
+        if (!rs_series[s].optional || rs_has_data(g, s))
+            rs_chart(g, s, t0, t1, b);
     sbuf_printf(b, "<p class=\"note\">Each point summarizes %.3g s of records: the band spans their minimum and "
                 "maximum%s, the line their mean.", g->width, " (utilization: the driver's sub-second samples)");
     if (g->marks_dropped)

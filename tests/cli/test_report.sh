@@ -11,8 +11,8 @@ expect_eq "report exit" "$rc" 0
 expect_eq "report: nothing on stdout" "$(cat "$T/out")" ""
 expect_match "report says what it wrote" "$(cat "$T/err")" "^gpumon report: wrote .*/s.html \([0-9.]+ kB, 8 GPUs\)$"
 html=$(cat "$T/s.html")
-expect_eq "charts: 5 per GPU" "$(grep -o '<svg class="chart"' "$T/s.html" | wc -l)" 40
-for key in utilization.gpu memory.used temperature.gpu power.draw clocks.sm; do
+expect_eq "charts: 7 per GPU (H100s: with SM and tensor activity)" "$(grep -o '<svg class="chart"' "$T/s.html" | wc -l)" 56
+for key in utilization.gpu gpm.sm_active gpm.tensor_active memory.used temperature.gpu power.draw clocks.sm; do
   expect_eq "chart of $key per GPU" "$(grep -o "data-series=\"$key\"" "$T/s.html" | wc -l)" 8
 done
 expect_match "straggler verdict listed with advice" "$html" \
@@ -52,6 +52,7 @@ assert 400 <= n <= 800, n                       # between half and all of the 80
 assert '>100</text>' in temp, "the one 99 C sample sets the axis (kept by the min/max band)"
 assert 'class="thr"' in temp, "the throttled stretch is shaded"
 assert 'Each point summarizes' in h
+assert 'data-series="gpm.sm_active"' not in h, "no GPM in the log: no empty GPM charts"
 PYEOF
 
 # Headless Chromium: no console message, charts in the DOM, a screenshot.
@@ -62,8 +63,8 @@ else
   flags=(--headless --disable-gpu --no-sandbox --no-first-run --disable-extensions --user-data-dir="$T/chrome")
   timeout 120 "$CHROMIUM" "${flags[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$T/s.html" \
     > "$T/dom.html" 2> "$T/chrome.log"
-  expect_match "DOM: the in-page check counted the charts" "$(cat "$T/dom.html")" 'data-charts="40"'
-  expect_match "DOM: check text" "$(cat "$T/dom.html")" 'charts rendered: 40'
+  expect_match "DOM: the in-page check counted the charts" "$(cat "$T/dom.html")" 'data-charts="56"'
+  expect_match "DOM: check text" "$(cat "$T/dom.html")" 'charts rendered: 56'
   expect_eq "no console messages" "$(grep ':CONSOLE' "$T/chrome.log")" ""
   shot="$BUILD/report-screenshot.png"
   rm -f "$shot"
