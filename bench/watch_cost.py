@@ -8,7 +8,10 @@ query is gpumon itself, since this machine has no nvidia-smi).
 gpumon's figure is an upper bound of its own cost: the simulated NVML runs
 inside the gpumon process, so its work (signal evaluation, fake samples) is
 counted too. Start-up is cancelled out by timing two runs of different
-lengths. Usage: bench/watch_cost.py [BUILD_DIR]   (default: build)
+lengths. The GPUs are H200s, so GPM (SM, tensor, DRAM activity) is read: a
+second pair of runs leaves the gpm.* metrics out and gives GPM's added cost
+per sample as a ratio, in the same run.
+Usage: bench/watch_cost.py [BUILD_DIR]   (default: build)
 """
 import os, resource, subprocess, sys, time
 
@@ -41,9 +44,19 @@ def run(args):
     return ru.ru_utime + ru.ru_stime, rss, wall
 
 
-def watch(count):
-    return run([gpumon, "watch", "--nvml", sim, "--interval", "10ms", "--count", str(count),
-                "--format", "jsonl", "--output", "/dev/null"])
+def watch(count, fields=None, interval="10ms"):
+    extra = ["--fields", ",".join(fields)] if fields else []
+    return run([gpumon, "watch", "--nvml", sim, "--interval", interval, "--count", str(count),
+                "--format", "jsonl", "--output", "/dev/null"] + extra)
+
+
+def per_sample_cpu(fields, interval, n1, n2):
+    return (watch(n2, fields, interval)[0] - watch(n1, fields, interval)[0]) / (n2 - n1)
+
+
+def metric_keys():
+    out = subprocess.run([gpumon, "--list-metrics"], capture_output=True, text=True, check=True).stdout
+    return [line.split()[0] for line in out.splitlines()[1:] if line.strip()]
 
 
 def classic(samples):
@@ -85,6 +98,11 @@ N1, N2 = 100, 1100
 cpu1, rss1, _ = watch(N1)
 cpu2, rss2, wall2 = watch(N2)
 per_sample = (cpu2 - cpu1) / (N2 - N1)
+keys = metric_keys()
+no_gpm = [k for k in keys if not k.startswith("gpm.")]
+# at 10 ms one sample in ten takes a new GPM pair (pairs are 100 ms apart); at 100 ms every one does
+gpm = {iv: (per_sample_cpu(keys, iv, n1, n2), per_sample_cpu(no_gpm, iv, n1, n2))
+       for iv, n1, n2 in (("10ms", N1, N2), ("100ms", 20, 220))}
 base_cpu, _ = classic(30)
 _, base_rss, _ = run([gpumon, "watch", "--nvml", sim, "--once", "--format", "csv"])
 base_rss = max(base_rss, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
@@ -101,4 +119,10 @@ if share:
     print("  %-44s %10.0f" % ("instructions per sample, gpumon itself", share[1]))
     print("  %-44s %10.1f us (%.0f%% of the sample)" % ("estimated own CPU per sample", per_sample * share[0] * 1e6,
                                                         share[0] * 100))
+print("GPM's added cost (the same run: every metric, then every metric but the %d gpm.* ones)" %
+      (len(keys) - len(no_gpm)))
+for iv, (on, off) in gpm.items():
+    print("  %-44s %10.1f us" % ("CPU per sample with GPM, %s interval" % iv, on * 1e6))
+    print("  %-44s %10.1f us" % ("CPU per sample without GPM, %s interval" % iv, off * 1e6))
+    print("ratio: at %s, a sample with GPM costs %.2fx the CPU of one without" % (iv, on / off))
 print("ratio: gpumon uses %.0fx less CPU per sample than the classic loop" % (base_cpu / per_sample))
