@@ -224,30 +224,29 @@ int sim_state_device_index(nvmlDevice_t device, unsigned int *gpu)
     return 0;
 }
 
+/* The index of the slot that handle points at in an array of n slots of size elem, or -1 for any
+ * other address (a foreign or misaligned handle). */
+static long state_slot(const void *handle, const void *array, size_t n, size_t elem)
+{
+    uintptr_t p = (uintptr_t)handle, base = (uintptr_t)array;
+
+    if (p < base || p >= base + n * elem || (p - base) % elem != 0)
+        return -1;
+    return (long)((p - base) / elem);
+}
+
 struct nvmlGpmSample_st *sim_state_gpm_sample(nvmlGpmSample_t sample)
 {
-    uintptr_t p = (uintptr_t)sample, base = (uintptr_t)sim_state.gpm;
-    size_t off;
+    long i = state_slot(sample, sim_state.gpm, SIM_MAX_GPM_SAMPLES, sizeof(sim_state.gpm[0]));
 
-    if (p < base || p >= base + sizeof(sim_state.gpm))
-        return NULL;
-    off = (size_t)(p - base);
-    if (off % sizeof(sim_state.gpm[0]) != 0 || !sim_state.gpm[off / sizeof(sim_state.gpm[0])].used)
-        return NULL;
-    return &sim_state.gpm[off / sizeof(sim_state.gpm[0])];
+    return i >= 0 && sim_state.gpm[i].used ? &sim_state.gpm[i] : NULL;
 }
 
 struct nvmlEventSet_st *sim_state_set(nvmlEventSet_t set)
 {
-    uintptr_t p = (uintptr_t)set, base = (uintptr_t)sim_state.sets;
-    size_t off;
+    long i = state_slot(set, sim_state.sets, SIM_MAX_SETS, sizeof(sim_state.sets[0]));
 
-    if (p < base || p >= base + sizeof(sim_state.sets))
-        return NULL;
-    off = (size_t)(p - base);
-    if (off % sizeof(sim_state.sets[0]) != 0 || !sim_state.sets[off / sizeof(sim_state.sets[0])].used)
-        return NULL;
-    return &sim_state.sets[off / sizeof(sim_state.sets[0])];
+    return i >= 0 && sim_state.sets[i].used ? &sim_state.sets[i] : NULL;
 }
 
 /* With the mutex held: takes a due, unfired hang of func (any GPU when gpu < 0). */
