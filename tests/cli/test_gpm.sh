@@ -12,6 +12,11 @@ log() {
   stretch "$T/$1.jsonl" 20
 }
 verdicts() { "$GPUMON" diagnose "$T/$1.jsonl" 2>&1; }
+# The scenario logs wait on the clock, not the CPU: record them all at once, check them at the end.
+for spec in tiny-kernels:90 fp32-no-tensor:90 memory-bound:90 healthy-hopper:90 one-job-on-node:90 startup:120 \
+            checkpoint:200; do
+  log "${spec%%:*}" "${spec##*:}" &
+done
 
 # Every output carries GPM.
 out=$(SCENARIO="$SCN/healthy-hopper.scn" gp watch --once --format csv \
@@ -104,35 +109,29 @@ PYEOF
 fi
 
 # Verdicts on the scenarios written for GPM and for the false verdicts once raised.
-log tiny-kernels 90
+wait
 v=$(verdicts tiny-kernels)
 expect_match "tiny kernels: busy but underused" "$v" "WARNING +busy-underused"
 expect_match "tiny kernels: the SM evidence" "$v" "evidence: utilization mean 9[0-9]%.*SM activity [12][0-9]%"
 expect_no_match "tiny kernels: not healthy" "$v" "OK +healthy"
-log fp32-no-tensor 90
 v=$(verdicts fp32-no-tensor)
 expect_eq "FP32: no tensor cores on both GPUs" "$(printf '%s\n' "$v" | grep -c 'WARNING  no-tensor-cores')" 2
 expect_match "FP32: mixed precision advised" "$v" "mixed_float16"
-log memory-bound 90
 v=$(verdicts memory-bound)
 expect_match "memory-bound: info" "$v" "INFO +memory-bound"
 expect_no_match "memory-bound: not underused, not warned" "$v" "busy-underused|WARNING"
-log healthy-hopper 90
 v=$(verdicts healthy-hopper)
 expect_eq "healthy Hopper: healthy on all 4" "$(printf '%s\n' "$v" | grep -c 'OK       healthy')" 4
 expect_no_match "healthy Hopper: nothing else" "$v" "WARNING|INFO|CRITICAL"
 expect_match "healthy Hopper: GPM in the summary" "$v" "GPM: SM activity mean 8[0-9]\\.[0-9]%  tensor cores 4[0-9]"
-log one-job-on-node 90
 v=$(verdicts one-job-on-node)
 expect_no_match "one job on a node: no straggler" "$v" "straggler"
 expect_eq "one job on a node: 7 idle GPUs" "$(printf '%s\n' "$v" | grep -c 'INFO     idle')" 7
-log startup 120
 v=$(verdicts startup)
 expect_no_match "start-up: not input-bound" "$v" "input-bound|small-batch|memory-pressure"
 expect_match "start-up: healthy at the end" "$v" "healthy: .*"$'\n'".*still at the end"
 # A checkpoint pause with what `gpumon run` sees meanwhile: the job's busiest process on one core
 # (serializing) and the host in iowait (writing). A pause, not an input stall.
-log checkpoint 200
 "$PY" - "$T/checkpoint.jsonl" <<'PYEOF'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
