@@ -260,8 +260,10 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
     if (!isnan(p->sm_act)) {
         tot->n_gpm++;
         tot->sm_active_sum += p->sm_act;
-        tot->tensor_sum += isnan(p->tensor) ? 0 : p->tensor;
-        tot->dram_sum += isnan(p->dram) ? 0 : p->dram;
+        if (!isnan(p->tensor))
+            tot->n_tensor++, tot->tensor_sum += p->tensor;
+        if (!isnan(p->dram))
+            tot->n_dram++, tot->dram_sum += p->dram;
     }
     if (p->gpm_code >= 0)
         tot->gpm_code = p->gpm_code;

@@ -81,7 +81,7 @@ struct analyze_gpu_total {
     unsigned long long hist[101];      /* records per whole-percent utilization */
     double idle_sum;                   /* sum of per-record idle shares (%) */
     double mem_peak, mem_total, throttled_s, lost_t;
-    unsigned long long n_gpm;          /* records with GPM SM activity */
+    unsigned long long n_gpm, n_tensor, n_dram;   /* records with GPM SM, tensor, DRAM activity */
     double sm_active_sum, tensor_sum, dram_sum;
     int gpm_code;                      /* latest reason GPM was missing (NVML code); 0 ok, -1 never logged */
 };

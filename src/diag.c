@@ -180,11 +180,14 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
             sbuf_printf(b, "  peak memory %.0f/%.0f MiB (%.1f%%)", t->mem_peak, t->mem_total,
                         100.0 * t->mem_peak / t->mem_total);
         sbuf_printf(b, "  throttled %.0f s (%.0f%%)\n", t->throttled_s, dur > 0 ? 100.0 * t->throttled_s / dur : 0);
-        if (t->n_gpm)
-            sbuf_printf(b, "  GPM: SM activity mean %.1f%%  tensor cores %.1f%%  DRAM bandwidth %.1f%%\n",
-                        t->sm_active_sum / (double)t->n_gpm, t->tensor_sum / (double)t->n_gpm,
-                        t->dram_sum / (double)t->n_gpm);
-        else
+        if (t->n_gpm) {
+            sbuf_printf(b, "  GPM: SM activity mean %.1f%%", t->sm_active_sum / (double)t->n_gpm);
+            if (t->n_tensor)
+                sbuf_printf(b, "  tensor cores %.1f%%", t->tensor_sum / (double)t->n_tensor);
+            if (t->n_dram)
+                sbuf_printf(b, "  DRAM bandwidth %.1f%%", t->dram_sum / (double)t->n_dram);
+            sbuf_putc(b, '\n');
+        } else
             sbuf_printf(b, "  GPM not available: %s; utilization alone judged\n", rules_gpm_why(t->gpm_code));
         bool any = false;
         for (int r = 0; r < rule_count; r++) {
@@ -257,9 +260,9 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
             sbuf_puts(b, ",\"gpm\":{\"available\":true,");
             diag_json_num(b, "sm_active_mean", t->sm_active_sum / (double)t->n_gpm, 1);
             sbuf_putc(b, ',');
-            diag_json_num(b, "tensor_active_mean", t->tensor_sum / (double)t->n_gpm, 1);
+            diag_json_num(b, "tensor_active_mean", t->n_tensor ? t->tensor_sum / (double)t->n_tensor : NAN, 1);
             sbuf_putc(b, ',');
-            diag_json_num(b, "dram_active_mean", t->dram_sum / (double)t->n_gpm, 1);
+            diag_json_num(b, "dram_active_mean", t->n_dram ? t->dram_sum / (double)t->n_dram : NAN, 1);
             sbuf_putc(b, '}');
         } else {
             sbuf_printf(b, ",\"gpm\":{\"available\":false,\"code\":%d,\"why\":", t->gpm_code);

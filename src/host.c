@@ -13,7 +13,10 @@
  * without schedstat, its CPU ticks stand in.
  * Storage reads are the growth of each member's read_bytes (/proc/PID/io:
  * bytes that reached the block layer, page-cache hits excluded), the
- * evidence that the job itself, not a neighbour, waits on storage. A tree
+ * evidence that the job itself, not a neighbour, waits on storage. A
+ * parent that reaps a child gains the child's whole total in its own
+ * figure, so what members that vanished had already been counted for is
+ * taken off again (a reaped worker's reads count once). A tree
  * none of whose io files can be read (another user's setuid process, a
  * kernel without task I/O accounting) has no such figure.
  */
@@ -86,11 +89,11 @@ int host_parse_pid_stat(const char *text, struct host_pid_stat *out)
 
 long long host_parse_pid_io(const char *text)
 {
-    const char *at = strstr(text, "\nread_bytes:");
+    const char *at = !strncmp(text, "read_bytes:", 11) ? text : strstr(text, "\nread_bytes:");
     long long v;
-    if (!at && !strncmp(text, "read_bytes:", 11))
-        at = text - 1;
-    return at && sscanf(at + 1, "read_bytes: %lld", &v) == 1 && v >= 0 ? v : -1;
+    if (at && *at == '\n')
+        at++;
+    return at && sscanf(at, "read_bytes: %lld", &v) == 1 && v >= 0 ? v : -1;
 }
 
 static long long host_read_pid_io(const char *proc, int pid)
@@ -200,6 +203,7 @@ static void host_read_job(struct host_sample *h)
     double secs = (double)(now - h->job_ns) / 1e9, total = 0, top = 0;
     long long rss = 0, read = 0;
     int procs = 0, io_known = 0;
+    unsigned char *seen = xcalloc(h->job_nprev ? (size_t)h->job_nprev : 1, 1);   /* prev entries still here */
     struct host_job_proc *next = xmalloc(HOST_JOB_MAX * sizeof *next);
     for (int i = 0; i < n; i++) {
         if (in[i] != 1 || procs >= HOST_JOB_MAX)
@@ -208,8 +212,10 @@ static void host_read_job(struct host_sample *h)
         unsigned long long sched = host_sched_ns(h->proc_path, ps[i].pid);
         const struct host_job_proc *prev = NULL;
         for (int j = 0; j < h->job_nprev && !prev; j++)
-            if (h->job_prev[j].pid == ps[i].pid && h->job_prev[j].start == ps[i].start)
+            if (h->job_prev[j].pid == ps[i].pid && h->job_prev[j].start == ps[i].start) {
                 prev = &h->job_prev[j];
+                seen[j] = 1;
+            }
         double d = prev ? (all > prev->ticks ? (double)(all - prev->ticks) : 0) : (double)all;
         long long rb = host_read_pid_io(h->proc_path, ps[i].pid);
         if (rb >= 0) {   /* a process born since the previous read counts from zero */
@@ -234,6 +240,12 @@ static void host_read_job(struct host_sample *h)
         h->job_cpu = total / (double)tck / secs;
         h->job_cpu_top = top / secs;
     }
+    long long gone = 0;   /* already counted for members that ended: a reaping parent shows them again */
+    for (int j = 0; j < h->job_nprev; j++)
+        if (!seen[j] && h->job_prev[j].read_bytes > 0)
+            gone += h->job_prev[j].read_bytes;
+    free(seen);
+    read = read > gone ? read - gone : 0;
     h->job_io_ok = h->job_ok && (io_known > 0 || procs == 0);
     h->job_read_bps = h->job_io_ok ? (double)read / secs : 0;
     long page = sysconf(_SC_PAGESIZE);

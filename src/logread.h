@@ -4,7 +4,9 @@
  * analysis on a log that run performs live.
  *
  * Keys map to metric ids through the metric table (unknown keys are
- * skipped, so a newer log still reads); null is "not available"; the
+ * skipped, so a newer log still reads); null is "not supported" for a GPU
+ * value (VS_UNSUPPORTED, code 3: the writer's contract) and "not known yet"
+ * for a host figure; the
  * "errors" object ({"key":{"code":N,"text":...}}, or the text alone in
  * older logs) turns a value into VS_ERROR with NVML's code, VS_LOST for
  * codes 15/16, or VS_UNSUPPORTED for 3/6/13/25; "processes" and "xids" fill the record's lists. A

@@ -211,7 +211,7 @@ static bool p_prealloc(const struct analyze_gpu_stats *s, const struct rule_conf
 /* A straggler does the job's work, slower: an unused GPU beside a single-GPU job is not one. */
 static bool p_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->npeers > 0 && in_use(s, c) && !p_idle_gpu(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
+    return s->npeers > 0 && in_use(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
 }
 
 static bool p_input_io(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -241,9 +241,11 @@ static bool p_idle(const struct analyze_gpu_stats *s, const struct rule_config *
     return p_idle_gpu(s, c);
 }
 
+/* Said once the stop is over (busy again); while it lasts, neither this nor an input verdict (and
+ * stalled speaks if it never ends). */
 static bool p_pause(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && low(s, c) && paused(s, c) && !s->warmup;
+    return in_use(s, c) && low(s, c) && paused(s, c) && !s->warmup && s->idle_for_s < T(T_PAUSE_S);
 }
 
 static bool p_busy_underused(const struct analyze_gpu_stats *s, const struct rule_config *c)

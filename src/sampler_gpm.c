@@ -8,8 +8,8 @@
  * result, so the next sample is taken only once the base is 100 ms old
  * (measured from just after the base was taken, so the driver's own gap
  * is never shorter); the pair's results then serve every record until the
- * next pair: at intervals of 100 ms and more each record has its own pair,
- * below that values change every 100 ms. The first record waits until the
+ * next pair: at intervals above 100 ms each record has its own pair, at
+ * 100 ms and below values change once the next pair is 100 ms old. The first record waits until the
  * first sample is 100 ms old (once, so that --once has GPM values too).
  * Unavailable GPM (no symbols in an older driver, isSupportedDevice 0
  * before Hopper, NOT_SUPPORTED in vGPU or MIG, NO_PERMISSION, a version
@@ -95,8 +95,9 @@ static void sampler_gpm_step(struct sampler_gpu *g, uint64_t tick)
         return;
     }
     uint64_t age = util_mono_ns() - m->base_ns;
-    if (age < GPM_MIN_PAIR_NS && !m->have) {
-        /* the first record waits out the first pair, so that even --once carries GPM values */
+    if (age < GPM_MIN_PAIR_NS && !m->waited) {
+        /* the first record waits out the first pair (once), so that even --once carries GPM values */
+        m->waited = true;
         struct timespec ts = {0, (long)(GPM_MIN_PAIR_NS - age)};
         while (nanosleep(&ts, &ts) != 0)
             ;

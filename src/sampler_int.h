@@ -36,6 +36,7 @@ struct sampler_gpm {
     uint64_t base_ns;           /* monotonic time just after base was taken; 0: none yet */
     uint64_t tick;              /* the tick whose results v/vrc hold */
     bool have;                  /* v/vrc hold a result */
+    bool waited;                /* the first record waited for the first pair (only ever once) */
     nvmlReturn_t step_rc;       /* the latest sample or metrics call failed with this */
     double v[GPM_COUNT];
     nvmlReturn_t vrc[GPM_COUNT];

@@ -148,7 +148,7 @@ static void sink_text_gpu_compact(const struct record_gpu *g, bool gpm, struct s
     if (gpm) {
         text_val(b, &v[M_GPM_SM_ACTIVE], " %3.0f", true, 4);
         sbuf_putc(b, '/');
-        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "%-3.0f", true, -3);
+        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "%-2.0f", true, -2);   /* 100% tensor (never seen) takes one more */
     }
     double share = text_mem_share(v);
     if (share >= 0)

@@ -358,6 +358,12 @@ static void test_startup_and_pause(void **state)
     s.job_cpu = s.job_cpu_top = 1.0;
     assert_true(holds(&s, "pause"));
     assert_false(holds(&s, "input-bound-cpu"));
+    s.idle_for_s = 5;                     /* the stop still lasts: no verdict yet, neither pause nor input */
+    assert_false(holds(&s, "pause"));
+    assert_false(holds(&s, "input-bound-cpu"));
+    s.idle_for_s = 4.9;
+    assert_true(holds(&s, "pause"));
+    s.idle_for_s = 0;
     s.idle_gap_max_s = 4.9;               /* shorter than pause.seconds */
     assert_false(holds(&s, "pause"));
     assert_true(holds(&s, "input-bound-cpu"));

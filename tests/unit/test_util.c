@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "host.h"
 #include "out.h"
@@ -75,6 +77,61 @@ static void test_stat_line(void **state)
     assert_int_equal(t.iowait, 40);
     assert_int_equal(t.total, 1000);
     assert_int_equal(host_parse_stat_line("intr 1 2 3", &t), -1);
+}
+
+/* A fake /proc with a job (pid 100) and its worker (101). */
+static void fake_proc(const char *dir, int pid, int ppid, long long read_bytes)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%d", dir, pid);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/%d/stat", dir, pid);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%d (python3) S %d %d %d 0 -1 4194304 0 0 0 0 10 5 0 0 20 0 1 0 %d 1000000 500\n", pid, ppid, pid,
+            pid, 1000 + pid);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/%d/io", dir, pid);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "rchar: 1\nwchar: 0\nsyscr: 1\nsyscw: 0\nread_bytes: %lld\nwrite_bytes: 0\n", read_bytes);
+    fclose(f);
+}
+
+static double job_read_bytes(struct host_sample *h)
+{
+    uint64_t before = h->job_ns;
+    host_read(h);
+    return h->job_read_bps * (double)(h->job_ns - before) / 1e9;
+}
+
+/* The tree's storage reads: each member's growth; a reaped worker's reads, which its parent then
+ * shows again, count once. */
+static void test_job_reads(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpumon-proc-XXXXXX", cmd[600];
+    assert_non_null(mkdtemp(dir));
+    fake_proc(dir, 100, 1, 0);
+    fake_proc(dir, 101, 100, 1000);
+    struct host_sample h;
+    host_init(&h);
+    h.proc_path = dir;
+    host_job_watch(&h, 100);
+    usleep(20000);
+    fake_proc(dir, 101, 100, 3000);
+    assert_true(fabs(job_read_bytes(&h) - 2000) < 1);
+    assert_true(h.job_io_ok);
+    usleep(20000);
+    snprintf(cmd, sizeof cmd, "rm -rf %s/101", dir);
+    assert_int_equal(system(cmd), 0);
+    fake_proc(dir, 100, 1, 3500);   /* reaped: the worker's 3500 bytes now in the parent's figure */
+    assert_true(fabs(job_read_bytes(&h) - 500) < 1);
+    usleep(20000);
+    assert_true(fabs(job_read_bytes(&h)) < 1);
+    host_close(&h);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void test_pid_io(void **state)
@@ -230,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_stat_line),
         cmocka_unit_test(test_pid_io),
+        cmocka_unit_test(test_job_reads),
         cmocka_unit_test(test_out_whole_records),
         cmocka_unit_test(test_out_full_backlog),
         cmocka_unit_test(test_out_zstd),
