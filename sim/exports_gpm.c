@@ -10,7 +10,7 @@
  * NVML_GPM_METRIC_MAX (98 for 535.43, 333 otherwise) or 0 is 2.
  * The 100 ms rule: samples taken less than 100 ms apart (wall time)
  * succeed with meaningless values, as the driver does, which here are the
- * true mean scrambled (0.1x to 3x, per pair), so a client that ignores the
+ * true mean scrambled (0.1x-0.7x or 1.5x-3x, per pair), so a client that ignores the
  * rule shows numbers that tests catch. Ids the model lacks (NVDEC, per-link
  * NVLink) answer 3 in their entry. Samples are static slots (a handle is a
  * stable, checkable address), dropped at the final nvmlShutdown.
@@ -117,9 +117,11 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
         return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
     if (sim_state_gpu_lost(a->gpu, sim_state_now_us()))
         return sim_leave(NVML_ERROR_GPU_IS_LOST);
-    if (b->mono_us - a->mono_us < GPM_MIN_PAIR_US)
-        scramble = 0.1 + 2.9 * (double)(sim_signal_hash(sim_state.sc->seed, a->gpu, 0x6d, (unsigned long long)b->mono_us) %
-                                        1000u) / 999.0;
+    if (b->mono_us - a->mono_us < GPM_MIN_PAIR_US) {   /* far from the truth either way: 0.1-0.7x or 1.5-3x */
+        unsigned long long h = sim_signal_hash(sim_state.sc->seed, a->gpu, 0x6d, (unsigned long long)b->mono_us);
+        double u = (double)(h % 1000u) / 999.0;
+        scramble = h & 0x100000u ? 0.1 + 0.6 * u : 1.5 + 1.5 * u;
+    }
     for (unsigned int i = 0; i < metricsGet->numMetrics; i++) {
         nvmlGpmMetric_t *m = &metricsGet->metrics[i];
         double v = m->metricId < max ? sim_model_gpm(a->gpu, m->metricId, a->t_us, b->t_us) : -1.0;

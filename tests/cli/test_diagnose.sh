@@ -4,10 +4,11 @@
 # problem; XIDs from a hand-written log; torn and malformed lines; options.
 . "$(dirname "$0")/lib.sh"
 
-# record NAME SPEED [SCENARIO_FILE [COUNT]]: COUNT (70) records at 100 ms -> $T/NAME.jsonl
+# record NAME SPEED [SCENARIO_FILE [COUNT]]: COUNT (70) records at 100 ms -> $T/NAME.jsonl, on a quiet host
 record() {
   GPUMON_SIM_SPEED=$2 "$GPUMON" watch --scenario "${3:-$1}" --format jsonl --interval 100ms --count "${4:-70}" \
     > "$T/$1.jsonl" 2>/dev/null || fail "$1: watch failed"
+  quiet_host "$T/$1.jsonl"
 }
 for s in healthy input-bound small-batch tf-prealloc thermal-throttle power-cap straggler gpu-lost \
          idle-8xh200 xid-storm legacy-535; do

@@ -10,6 +10,7 @@ log() {
   GPUMON_SIM_SPEED=20 SCENARIO="$SCN/$1.scn" gp watch --format jsonl --count "$2" --interval 50ms \
     > "$T/$1.jsonl" 2> /dev/null || fail "$1: gpumon watch failed"
   stretch "$T/$1.jsonl" 20
+  quiet_host "$T/$1.jsonl"
 }
 verdicts() { "$GPUMON" diagnose "$T/$1.jsonl" 2>&1; }
 # The scenario logs wait on the clock, not the CPU: record them all at once, check them at the end.
