@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
+#include "diag.h"
 #include "exitcodes.h"
 #include "nvml.h"
 #include "serve.h"
@@ -52,8 +53,10 @@ const struct cmd_entry cmd_serve_entry = {
     .usage = "[OPTIONS]",
     .about = "Serve GPU metrics to Prometheus: /metrics (text format 0.0.4), /health, and a landing page at /.\n"
              "A collector thread samples every --interval; scrapes get the latest snapshot at once, never\n"
-             "waiting for NVML (gpumon_exporter_snapshot_age_seconds shows how old it is).",
-    .opts = (const struct opt *const[]){serve_opts, cmd_nvml_opts, NULL},
+             "waiting for NVML (gpumon_exporter_snapshot_age_seconds shows how old it is). The collector\n"
+             "also runs the rules of gpumon run on every record and exports their verdicts\n"
+             "(gpumon_diagnosis_active, gpumon_diagnosis_seconds_total) and window figures.",
+    .opts = (const struct opt *const[]){serve_opts, cmd_analysis_opts, cmd_nvml_opts, NULL},
     .notes = "SIGINT and SIGTERM stop it (exit 0); SIGHUP is ignored. Exit status: 1 the address cannot be\n"
              "bound, 2 usage or a bad web config, 3-5 no NVML library, init failed.",
     .signals = serve_signals,
@@ -66,6 +69,7 @@ struct serve_opts {
     unsigned long long max_conn, max_procs;
     bool dcgm, processes;
     struct cmd_nvml_opts nvml;
+    struct cmd_analysis_opts ao;
 };
 
 static int serve_set(void *ctx, int key, const char *v)
@@ -94,7 +98,10 @@ static int serve_set(void *ctx, int key, const char *v)
                                    RECORD_MAX_PROCS);
         return 0;
     case S_TEXTFILE: o->textfile = v; return 0;
-    default: return cmd_nvml_option(&o->nvml, key, v);
+    default:
+        if (key >= CMD_OPT_WINDOW)
+            return cmd_analysis_option("serve", &o->ao, key, v);
+        return cmd_nvml_option(&o->nvml, key, v);
     }
 }
 
@@ -144,9 +151,14 @@ int cmd_serve(int argc, char **argv)
 {
     struct serve_opts o = {.address = SERVE_DEFAULT_ADDRESS, .interval_ms = 1000, .timeout_ms = 10000,
                            .max_conn = 1024, .max_procs = 16};
+    cmd_analysis_init(&o.ao);
     int first, rc = opt_parse(&cmd_serve_entry, argc, argv, serve_set, &o, &first);
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
+    if (o.ao.list_rules) {
+        rules_print(&o.ao.cfg);
+        return EXIT_OK;
+    }
     if (first < argc)
         return opt_usage_error("serve", "unexpected argument \"%.200s\"", argv[first]);
     static struct serve_state st;
@@ -179,6 +191,7 @@ int cmd_serve(int argc, char **argv)
     if (sampler_device_count(st.sampler) == 0)
         util_warn("NVML reports no GPU; serving the exporter's own metrics (gpumon_exporter_gpus 0)");
     serve_raise_nofile(o.max_conn);
+    st.diag = diag_new(&o.ao.cfg, NULL, NULL);
     serve_collect_once(&st);
     if (pthread_create(&collector, NULL, serve_collect_main, &st) != 0) {
         util_warn("cannot start the collector thread");
@@ -210,6 +223,7 @@ out:
     sampler_close(st.sampler);
     if (nvml_open)
         nvml_close();
+    diag_free(st.diag);
     serve_state_free(&st);
     return rc;
 }

@@ -59,6 +59,11 @@ const struct diag_verdict *diag_verdict(const struct diag *d, unsigned i, int r)
     return &d->v[i][r];
 }
 
+const struct analyze_gpu_stats *diag_stats(const struct diag *d, unsigned i)
+{
+    return i < analyze_ngpus(d->an) && d->last_eval > 0 ? &d->stats[i] : NULL;
+}
+
 bool diag_had_enough(const struct diag *d, unsigned i)
 {
     return d->had_enough[i];

@@ -45,6 +45,8 @@ void diag_finish(struct diag *d);
 const struct analyzer *diag_analyzer(const struct diag *d);
 /* Verdict history of the i-th GPU seen (analyze_total order) for rule r. */
 const struct diag_verdict *diag_verdict(const struct diag *d, unsigned i, int r);
+/* The window figures of the i-th GPU at the latest judgement (NULL before the first). */
+const struct analyze_gpu_stats *diag_stats(const struct diag *d, unsigned i);
 /* Whether the i-th GPU ever had enough data for window rules. */
 bool diag_had_enough(const struct diag *d, unsigned i);
 /* One line for a change, without a newline: "+35s GPU 0 warning input-bound-cpu: ...". */

@@ -26,6 +26,7 @@ struct serve_state {
     double interval_ms;
     const char *textfile;           /* NULL: none */
     struct webconfig *web;          /* NULL: no TLS, no auth */
+    struct diag *diag;              /* the rules on every record (collector-owned) */
 
     pthread_mutex_t mu;             /* guards the three below */
     char *snap;                     /* latest rendering; owned */
@@ -39,6 +40,10 @@ struct serve_state {
     struct prom_self self;          /* collector-owned */
     bool textfile_failing;          /* collector-owned: the last textfile write failed */
 };
+
+/* The verdicts of d's rules, their seconds held and window figures (serve_diag.c). */
+struct diag;
+void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record *rec);
 
 /* One collection: sample, render, publish, and write the textfile. */
 void serve_collect_once(struct serve_state *st);

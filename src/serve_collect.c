@@ -2,7 +2,8 @@
  * serve_collect.c: the exporter's collector. Samples at --interval on
  * absolute deadlines, renders the record with the exporter's own health,
  * swaps the new text in under the state mutex (the old one is freed after
- * the swap, outside it), and writes --textfile atomically (wfile.c: a
+ * the swap, outside it), feeds the record to the rules (serve_diag.c
+ * renders their verdicts), and writes --textfile atomically (wfile.c: a
  * unique temporary file in the same folder, then rename), so node_exporter
  * never reads half a file. A textfile that cannot be written is reported once when it starts
  * failing and once when it recovers; serving goes on either way.
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "diag.h"
 #include "serve.h"
 #include "wfile.h"
 
@@ -35,6 +37,10 @@ void serve_collect_once(struct serve_state *st)
     struct sbuf b;
     sbuf_init(&b);
     prom_render(&b, &rec, &st->prom);
+    if (st->diag) {
+        diag_feed(st->diag, &rec);
+        serve_render_diag(&b, st->diag, &rec);
+    }
     prom_render_self(&b, &st->self);
 
     pthread_mutex_lock(&st->mu);

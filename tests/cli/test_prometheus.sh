@@ -22,7 +22,7 @@ printf '%s\n' "$EXAMPLE_PASSWORD" > "$T/password"
 serve healthy "$PA" --scenario healthy
 serve straggler "$PB" --scenario straggler
 start xid env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$C" --interval 200ms --nvml "$SIM" \
-  --scenario xid-storm --web.config.file "$T/web-config.yml"
+  --scenario xid-storm --web.config.file "$T/web-config.yml" --window 10m   # its XID verdicts hold all test long
 start lost env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$D" --interval 200ms --nvml "$SIM" \
   --scenario gpu-lost
 

@@ -237,4 +237,39 @@ port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/p0.err")
 [ -n "$port" ] && [ "$port" != 0 ] && ok || fail "port 0: the start-up line names no port: $(cat "$T/p0.err")"
 expect_eq "port 0: that port answers" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")" 200
 kill $p0; wait $p0
+
+# --- verdicts: the rules of run on the collector ----------------------------
+# straggler: GPU 5 at ~45% among seven at ~95%; a 2 s window so verdicts come quickly.
+GPUMON_SIM_SCENARIO="$SCN/straggler.scn" serve verdicts --interval 100ms --window 2s
+sleep 3
+curl -s "http://127.0.0.1:$PORT/metrics" > "$T/v1.txt"
+sleep 1
+curl -s "http://127.0.0.1:$PORT/metrics" > "$T/v2.txt"
+kill "$LASTPID"; wait "$LASTPID" 2>/dev/null
+v=$(cat "$T/v2.txt")
+expect_match "verdict: GPU 5 straggler" "$v" '^gpumon_diagnosis_active\{gpu="5",uuid="GPU-[^"]+",rule="straggler",severity="warning"\} 1$'
+expect_eq "verdicts: the other seven healthy" "$(grep -c '^gpumon_diagnosis_active{.*rule="healthy",severity="ok"} 1$' "$T/v2.txt")" 7
+a=$(metric "$T/v1.txt" 'gpumon_diagnosis_seconds_total\{gpu="5",[^}]*rule="straggler"[^}]*\}')
+b=$(metric "$T/v2.txt" 'gpumon_diagnosis_seconds_total\{gpu="5",[^}]*rule="straggler"[^}]*\}')
+"$PY" -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); assert a > 0 and 0.5 < b - a < 2, (a, b)" "$a" "$b" \
+  && ok || fail "verdict seconds: a counter that grows with time held ($a then $b)"
+expect_match "window utilization of the straggler" "$(metric "$T/v2.txt" 'gpumon_diagnosis_window_utilization_ratio\{gpu="5",[^}]*\}')" '^0\.[3-5]'
+expect_match "window SM activity (GPM on H100s)" "$v" '^gpumon_diagnosis_window_sm_active_ratio\{gpu="0",'
+if command -v promtool > /dev/null; then
+  out=$(promtool check metrics < "$T/v2.txt" 2>&1); rc=$?
+  expect_eq "promtool check metrics with verdicts" "$rc:$out" "0:"
+fi
+# No GPM on A100s: no SM figure, not a 0. (The verdict reads the real host's iowait, which other tests
+# may raise: small batch, or input-bound-io then.)
+GPUMON_SIM_SCENARIO="$SCN/small-batch.scn" serve verdicts-a100 --interval 100ms --window 1s
+sleep 2
+curl -s "http://127.0.0.1:$PORT/metrics" > "$T/v3.txt"
+kill "$LASTPID"; wait "$LASTPID" 2>/dev/null
+expect_match "A100: small-batch verdict" "$(cat "$T/v3.txt")" '^gpumon_diagnosis_active\{gpu="0",[^}]*rule="(small-batch|input-bound-io)",severity="warning"\} 1$'
+expect_no_match "A100: no SM activity figure" "$(cat "$T/v3.txt")" '^gpumon_diagnosis_window_sm_active_ratio'
+"$GPUMON" serve --nvml "$SIM" --window 0 > /dev/null 2> "$T/bad.err"; rc=$?
+expect_match "serve --window 0: refused" "$rc $(cat "$T/bad.err")" '^2 .*--window'
+"$GPUMON" serve --nvml "$SIM" --threshold nope=1 > /dev/null 2> "$T/bad.err"; rc=$?
+expect_match "serve --threshold: unknown name" "$rc $(cat "$T/bad.err")" '^2 .*unknown threshold "nope"'
+expect_match "serve --list-rules" "$("$GPUMON" serve --list-rules)" "  straggler +warning"
 done_tests
