@@ -16,11 +16,16 @@
  * mismatch) makes every GPM row unsupported with that code; a failed
  * sample or metrics call an error (or lost) like any other reading.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "sampler_int.h"
 #include "util.h"
+
+/* The request, sized for the newest header (13 KB): one for all GPUs, since only the sampling thread
+ * asks for metrics; only its first GPM_COUNT entries are ever written, so one page is touched. */
+static nvmlGpmMetricsGet_t sampler_gpm_req;
 
 static const unsigned sampler_gpm_ids[GPM_COUNT] = {
 #define GPM_ID_ROW(P, id, key, nvml_id, ...) nvml_id,
@@ -64,7 +69,6 @@ void sampler_gpm_open(struct sampler_gpu *g)
         m->base = NULL;
         return;
     }
-    m->req = xcalloc(1, sizeof *m->req);
     if (nvml.nvmlGpmSampleGet(g->h, m->base) == NVML_SUCCESS)
         m->base_ns = util_mono_ns();
 }
@@ -76,7 +80,6 @@ void sampler_gpm_close(struct sampler_gpu *g)
         nvml.nvmlGpmSampleFree(m->base);
     if (m->next)
         nvml.nvmlGpmSampleFree(m->next);
-    free(m->req);
     memset(m, 0, sizeof *m);
     m->rc = NVML_ERROR_UNINITIALIZED;
 }
@@ -107,8 +110,8 @@ static void sampler_gpm_step(struct sampler_gpu *g, uint64_t tick)
     if ((m->step_rc = nvml.nvmlGpmSampleGet(g->h, m->next)) != NVML_SUCCESS)
         return;
     uint64_t taken = util_mono_ns();
-    nvmlGpmMetricsGet_t *q = m->req;
-    memset(q, 0, sizeof *q);
+    nvmlGpmMetricsGet_t *q = &sampler_gpm_req;
+    memset(q, 0, offsetof(nvmlGpmMetricsGet_t, metrics) + GPM_COUNT * sizeof q->metrics[0]);
     q->version = NVML_GPM_METRICS_GET_VERSION;
     q->numMetrics = GPM_COUNT;
     q->sample1 = m->base;

@@ -40,7 +40,6 @@ struct sampler_gpm {
     nvmlReturn_t step_rc;       /* the latest sample or metrics call failed with this */
     double v[GPM_COUNT];
     nvmlReturn_t vrc[GPM_COUNT];
-    nvmlGpmMetricsGet_t *req;   /* 13 KB, allocated only where GPM is supported */
 };
 
 struct sampler_gpu {
