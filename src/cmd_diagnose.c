@@ -26,8 +26,9 @@ const struct cmd_entry cmd_diagnose_entry = {
     .usage = "LOG.jsonl [OPTIONS]",
     .summary = "the same analysis of a recorded JSON Lines log (gpumon diagnose LOG.jsonl)",
     .about = "Explain a recorded JSON Lines log (gpumon watch --format jsonl, or gpumon run --output): per GPU\n"
-             "utilization figures over a sliding window, and verdicts (input-bound, small batch, memory pressure,\n"
-             "OOM, throttling, straggler, stalled, GPU lost, XID...) with their evidence and advice. LOG may be -\n"
+             "utilization figures over a sliding window, and verdicts (input-bound, small batch, busy but few SMs\n"
+             "working or no tensor cores (GPM), memory pressure, OOM, throttling, straggler, stalled, GPU lost,\n"
+             "XID...) with their evidence and advice. LOG may be -\n"
              "for standard input, and may be zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in\n"
              "constant memory.",
     .opts = (const struct opt *const[]){diagnose_opts, cmd_analysis_opts, NULL},

@@ -129,12 +129,6 @@ static bool mem_held(const struct analyze_gpu_stats *s, const struct rule_config
     return mem_share(s, s->mem_last) >= T(T_STALL_MEM) || s->procs > 0;
 }
 
-/* Nothing runs: no utilization, no sub-second peak, no memory held. */
-static bool p_idle_gpu(const struct analyze_gpu_stats *s, const struct rule_config *c)
-{
-    return s->util_mean < T(T_IDLE_UTIL) && s->util_peak < T(T_BUSY_UTIL) && !mem_held(s, c);
-}
-
 /* ---- predicates ---- */
 
 static bool p_lost(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -236,9 +230,10 @@ static bool p_small_batch(const struct analyze_gpu_stats *s, const struct rule_c
            !cpu_saturated(s, c) && !iowait_high(s, c) && !p_straggler(s, c);
 }
 
+/* Nothing runs: no utilization, no sub-second peak, no memory held. */
 static bool p_idle(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return p_idle_gpu(s, c);
+    return s->util_mean < T(T_IDLE_UTIL) && s->util_peak < T(T_BUSY_UTIL) && !mem_held(s, c);
 }
 
 /* Said once the stop is over (busy again); while it lasts, neither this nor an input verdict (and

@@ -33,18 +33,12 @@ static const unsigned sampler_gpm_ids[GPM_COUNT] = {
 #undef GPM_ID_ROW
 };
 
-/* The position of metric row id in the GPM table. */
+/* The position of metric row id in the GPM table: metrics.h expands the table in one run of rows. */
+_Static_assert(M_GPM_NVLINK_TX - M_GPM_GR_ACTIVE + 1 == GPM_COUNT, "the GPM rows are one run of the metric table");
+
 static int sampler_gpm_slot(enum metric_id id)
 {
-    static const enum metric_id rows[GPM_COUNT] = {
-#define GPM_ROW_ID(P, id, ...) M_GPM_##id,
-        GPM_TABLE(GPM_ROW_ID, _)
-#undef GPM_ROW_ID
-    };
-    for (int i = 0; i < GPM_COUNT; i++)
-        if (rows[i] == id)
-            return i;
-    return -1;
+    return id >= M_GPM_GR_ACTIVE && id <= M_GPM_NVLINK_TX ? (int)(id - M_GPM_GR_ACTIVE) : -1;
 }
 
 void sampler_gpm_open(struct sampler_gpu *g)

@@ -14,6 +14,8 @@
  * record (not selected any more) is left out.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include "diag.h"
@@ -35,81 +37,85 @@ static bool serve_diag_labels(struct sbuf *b, const struct record *rec, unsigned
     return false;
 }
 
-static void serve_diag_verdicts(struct sbuf *b, const struct diag *d, const struct record *rec, bool active)
+/* One sample: NAME{LABELS,extra} VALUE, after the family's header the first time. */
+static void serve_diag_sample(struct sbuf *b, bool *header, const char *name, const char *type, const char *help,
+                              const struct sbuf *labels, const char *extra, double v)
 {
-    const struct analyzer *an = diag_analyzer(d);
+    if (!*header)
+        prom_family(b, name, type, help);
+    *header = true;
+    sbuf_puts(b, name);
+    sbuf_putc(b, '{');
+    sbuf_add(b, labels->data, labels->len);
+    sbuf_puts(b, extra);
+    sbuf_puts(b, "} ");
+    prom_number(b, v);
+    sbuf_putc(b, '\n');
+}
+
+/* labels[i]: the i-th analyzed GPU's labels, empty when the record lacks it. */
+static void serve_diag_verdicts(struct sbuf *b, const struct diag *d, const struct sbuf *labels, bool active)
+{
     bool header = false;
-    for (unsigned i = 0; i < analyze_ngpus(an); i++) {
-        for (int r = 0; r < rule_count; r++) {
+    char extra[96];
+    for (unsigned i = 0; i < analyze_ngpus(diag_analyzer(d)); i++) {
+        for (int r = 0; labels[i].len && r < rule_count; r++) {
             const struct diag_verdict *v = diag_verdict(d, i, r);
             if (active ? !v->active : !v->ever)
                 continue;
-            struct sbuf l;
-            sbuf_init(&l);
-            if (serve_diag_labels(&l, rec, analyze_total(an, i)->index)) {
-                if (!header)
-                    prom_family(b, active ? "gpumon_diagnosis_active" : "gpumon_diagnosis_seconds_total",
-                                active ? "gauge" : "counter",
-                                active ? "1 while this verdict of gpumon's rules holds on the GPU (gpumon diagnose "
-                                         "--list-rules lists them)"
-                                       : "Seconds this verdict has held on the GPU since the exporter started");
-                header = true;
-                sbuf_puts(b, active ? "gpumon_diagnosis_active{" : "gpumon_diagnosis_seconds_total{");
-                sbuf_add(b, l.data, l.len);
-                sbuf_printf(b, ",rule=\"%s\",severity=\"%s\"} ", rule_table[r].id,
-                            rules_severity_name(rule_table[r].severity));
-                prom_number(b, active ? 1 : v->active_s);
-                sbuf_putc(b, '\n');
-            }
-            sbuf_free(&l);
+            snprintf(extra, sizeof extra, ",rule=\"%s\",severity=\"%s\"", rule_table[r].id,
+                     rules_severity_name(rule_table[r].severity));
+            if (active)
+                serve_diag_sample(b, &header, "gpumon_diagnosis_active", "gauge",
+                                  "1 while this verdict of gpumon's rules holds on the GPU (gpumon diagnose "
+                                  "--list-rules lists them)", &labels[i], extra, 1);
+            else
+                serve_diag_sample(b, &header, "gpumon_diagnosis_seconds_total", "counter",
+                                  "Seconds this verdict has held on the GPU since the exporter started", &labels[i],
+                                  extra, v->active_s);
         }
     }
 }
 
-/* One gauge of a window figure (a ratio 0-1 from a percentage), for every GPU that has it. */
-static void serve_diag_figure(struct sbuf *b, const struct diag *d, const struct record *rec, const char *name,
+/* One gauge of a window figure (a ratio 0-1 from a percentage), for every GPU that has it; a GPM
+ * figure only where GPM covers most of the window. */
+static void serve_diag_figure(struct sbuf *b, const struct diag *d, const struct sbuf *labels, const char *name,
                               const char *help, size_t offset, bool gpm)
 {
-    const struct analyzer *an = diag_analyzer(d);
     bool header = false;
-    for (unsigned i = 0; i < analyze_ngpus(an); i++) {
+    for (unsigned i = 0; i < analyze_ngpus(diag_analyzer(d)); i++) {
         const struct analyze_gpu_stats *s = diag_stats(d, i);
-        if (!s || !s->n)
-            continue;
-        double v = *(const double *)((const char *)s + offset);
-        if (!isfinite(v) || (gpm && s->n_gpm < s->n / 2 + 1))
-            continue;
-        struct sbuf l;
-        sbuf_init(&l);
-        if (serve_diag_labels(&l, rec, s->index)) {
-            if (!header)
-                prom_family(b, name, "gauge", help);
-            header = true;
-            sbuf_puts(b, name);
-            sbuf_putc(b, '{');
-            sbuf_add(b, l.data, l.len);
-            sbuf_puts(b, "} ");
-            prom_number(b, v / 100.0);
-            sbuf_putc(b, '\n');
-        }
-        sbuf_free(&l);
+        double v = s && s->n ? *(const double *)((const char *)s + offset) : NAN;
+        if (labels[i].len && isfinite(v) && !(gpm && s->n_gpm < s->n / 2 + 1))
+            serve_diag_sample(b, &header, name, "gauge", help, &labels[i], "", v / 100.0);
     }
 }
 
 void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record *rec)
 {
-    serve_diag_verdicts(b, d, rec, true);
-    serve_diag_verdicts(b, d, rec, false);
-    serve_diag_figure(b, d, rec, "gpumon_diagnosis_window_utilization_ratio",
+    const struct analyzer *an = diag_analyzer(d);
+    unsigned n = analyze_ngpus(an);
+    struct sbuf *labels = xcalloc(n ? n : 1, sizeof *labels);
+    for (unsigned i = 0; i < n; i++) {
+        sbuf_init(&labels[i]);
+        if (!serve_diag_labels(&labels[i], rec, analyze_total(an, i)->index))
+            sbuf_reset(&labels[i]);
+    }
+    serve_diag_verdicts(b, d, labels, true);
+    serve_diag_verdicts(b, d, labels, false);
+    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_utilization_ratio",
                       "Mean utilization over the analysis window (--window)",
                       offsetof(struct analyze_gpu_stats, util_mean), false);
-    serve_diag_figure(b, d, rec, "gpumon_diagnosis_window_idle_ratio",
+    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_idle_ratio",
                       "Share of the analysis window the GPU was idle (driver's sub-second samples)",
                       offsetof(struct analyze_gpu_stats, idle_share), false);
-    serve_diag_figure(b, d, rec, "gpumon_diagnosis_window_sm_active_ratio",
+    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_sm_active_ratio",
                       "Mean SM activity (GPM) over the analysis window, where GPM covers it",
                       offsetof(struct analyze_gpu_stats, sm_active_mean), true);
-    serve_diag_figure(b, d, rec, "gpumon_diagnosis_window_tensor_active_ratio",
+    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_tensor_active_ratio",
                       "Mean tensor-core activity (GPM) over the analysis window, where GPM covers it",
                       offsetof(struct analyze_gpu_stats, tensor_mean), true);
+    for (unsigned i = 0; i < n; i++)
+        sbuf_free(&labels[i]);
+    free(labels);
 }
