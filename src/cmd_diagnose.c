@@ -28,9 +28,8 @@ const struct cmd_entry cmd_diagnose_entry = {
     .about = "Explain a recorded JSON Lines log (gpumon watch --format jsonl, or gpumon run --output): per GPU\n"
              "utilization figures over a sliding window, and verdicts (input-bound, small batch, busy but few SMs\n"
              "working or no tensor cores (GPM), memory pressure, OOM, throttling, straggler, stalled, GPU lost,\n"
-             "XID...) with their evidence and advice. LOG may be -\n"
-             "for standard input, and may be zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in\n"
-             "constant memory.",
+             "XID...) with their evidence and advice. LOG may be - for standard input, and may be\n"
+             "zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in constant memory.",
     .opts = (const struct opt *const[]){diagnose_opts, cmd_analysis_opts, NULL},
     .notes = "Exit status: 0 done (whatever the verdicts), 1 the log cannot be read or has a malformed line,\n"
              "or the output could not be written, 2 usage. A torn last line (the writer was killed) is ignored\n"
