@@ -12,7 +12,7 @@ case $what in build|test) ;; *) echo "usage: scripts/deps.sh [build|test]" >&2; 
 build=(gcc make cmake pkg-config libc6-dev libcjson-dev libzstd-dev
        libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev)
 test=(libcmocka-dev python3 python3-yaml procps time curl openssl prometheus valgrind util-linux
-      zstd chromium clang libclang-rt-dev)
+      zstd chromium clang libclang-rt-dev python3-torch python3-ipython)
 pkgs=("${build[@]}")
 [ "$what" = test ] && pkgs+=("${test[@]}")
 

@@ -31,6 +31,7 @@ struct analyze_point {
     int32_t reasons;                 /* -1 unknown */
     int16_t procs;                   /* -1 unknown */
     uint8_t lost;
+    float in_wait, in_compute;       /* seconds the job's loop on this GPU waited / computed (stepstat.h) */
 };
 
 struct analyze_host_point {
@@ -46,6 +47,7 @@ struct analyze_gpu {
     unsigned long long n_util, n_max;
     double mem_first_use_t, mem_high_t, idle_since, lost_t;
     double job_start_t;              /* memory went from unused to used here (a start seen); 0 none */
+    double best_p50, best_t;         /* fastest step p50 of a full window so far; 0 none */
     bool seen_unused;                /* a record without memory in use came before */
     unsigned nxid;
     struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];
@@ -60,6 +62,7 @@ struct analyzer {
     struct analyze_host_point *host;
     unsigned hcap, hhead, hn;
     unsigned long long thermal_mask, power_mask;   /* clock_reasons.h's groups */
+    struct stepstat *steps;
 };
 
 struct analyzer *analyze_new(const struct rule_config *c)
@@ -68,6 +71,7 @@ struct analyzer *analyze_new(const struct rule_config *c)
     a->cfg = *c;
     a->thermal_mask = clock_reason_mask(CR_GROUP_THERMAL);
     a->power_mask = clock_reason_mask(CR_GROUP_POWER);
+    a->steps = stepstat_new(c->window_s);
     return a;
 }
 
@@ -78,6 +82,7 @@ void analyze_free(struct analyzer *a)
     for (unsigned i = 0; i < a->ngpus; i++)
         free(a->gpus[i].ring);
     free(a->host);
+    stepstat_free(a->steps);
     free(a);
 }
 
@@ -89,6 +94,11 @@ unsigned analyze_ngpus(const struct analyzer *a)
 double analyze_now(const struct analyzer *a)
 {
     return a->now;
+}
+
+const struct stepstat *analyze_steps(const struct analyzer *a)
+{
+    return a->steps;
 }
 
 const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i)
@@ -306,12 +316,16 @@ void analyze_feed(struct analyzer *a, const struct record *r)
         a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
     a->host[(a->hhead + a->hn++) % a->hcap] = hp;
 
+    stepstat_feed(a->steps, r, t);
     for (unsigned i = 0; i < r->ngpus; i++) {
         struct analyze_gpu *g = analyze_gpu_for(a, &r->gpus[i]);
         if (!g)
             continue;
         struct analyze_point p;
         analyze_point_from(a, &r->gpus[i], t, &p);
+        struct stepstat_fig f;
+        stepstat_latest(a->steps, r->gpus[i].index, &f);
+        p.in_wait = (float)f.in_wait_s, p.in_compute = (float)f.in_compute_s;
         while (g->n && g->ring[g->head].t <= from) {
             analyze_hist(g, &g->ring[g->head], -1);
             g->head = (g->head + 1) % g->cap, g->n--;
@@ -546,12 +560,95 @@ static void analyze_host_stats(const struct analyzer *a, struct analyze_gpu_stat
     s->job_read_kbs = nr ? rd / nr : NAN;
 }
 
+/* The job's steps on this GPU; utilization while its loop waited and computed where the phases are
+ * long enough against the sampling interval to tell apart (a mean step of two intervals or more). */
+static void analyze_step_stats(struct analyzer *a, struct analyze_gpu *g, struct analyze_gpu_stats *s)
+{
+    s->step_best_p50 = s->step_best_t = NAN;
+    s->util_in_wait = s->util_in_compute = NAN;
+    s->steps_ok = stepstat_gpu(a->steps, s->index, a->now, &s->steps);
+    if (!s->steps_ok)
+        return;
+    if (g->best_p50 > 0) {
+        s->step_best_p50 = g->best_p50;
+        s->step_best_t = g->best_t;
+    }
+    if (s->enough && !s->warmup && s->steps.waited >= a->cfg.t[T_STEPS_MIN] && !isnan(s->steps.p50) &&
+        (g->best_p50 <= 0 || s->steps.p50 < g->best_p50)) {
+        g->best_p50 = s->steps.p50;
+        g->best_t = a->now;
+    }
+    double uw = 0, w = 0, uc = 0, c = 0;
+    for (unsigned k = 0; k < g->n; k++) {
+        const struct analyze_point *p = &g->ring[(g->head + k) % g->cap];
+        if (isnan(p->util))
+            continue;
+        uw += p->util * p->in_wait, w += p->in_wait;
+        uc += p->util * p->in_compute, c += p->in_compute;
+    }
+    if (g->n >= 2 && s->steps.step_mean >= 2 * s->span_s / (g->n - 1)) {
+        s->util_in_wait = w > 0 ? uw / w : NAN;
+        s->util_in_compute = c > 0 ? uc / c : NAN;
+    }
+}
+
+/* A job of several processes: the slowest against the median of the others (rules.c judges it). */
+static void analyze_slow_rank(struct analyzer *a, struct analyze_gpu_stats *out)
+{
+    unsigned n = stepstat_nranks(a->steps), m = 0;
+    if (n < 2)
+        return;
+    struct stepstat_rank *r = xcalloc(n, sizeof *r);
+    for (unsigned i = 0; i < n; i++) {
+        stepstat_rank(a->steps, i, a->now, &r[m]);
+        if (r[m].last_t > a->now - a->cfg.window_s && r[m].win.waited >= a->cfg.t[T_STEPS_MIN])
+            m++;
+    }
+    int worst = -1;
+    double worst_score = 0, worst_others = NAN, worst_wait = NAN;
+    for (unsigned i = 0; i < m && m >= 2; i++) {
+        double p50s[RECORD_MAX_RANKS], waits[RECORD_MAX_RANKS];
+        unsigned k = 0;
+        for (unsigned j = 0; j < m; j++)
+            if (j != i)
+                p50s[k] = r[j].win.p50, waits[k++] = isnan(r[j].win.wait_share) ? 0 : r[j].win.wait_share;
+        qsort(p50s, k, sizeof *p50s, analyze_cmp_double);
+        qsort(waits, k, sizeof *waits, analyze_cmp_double);
+        double med = k % 2 ? p50s[k / 2] : (p50s[k / 2 - 1] + p50s[k / 2]) / 2;
+        double medw = k % 2 ? waits[k / 2] : (waits[k / 2 - 1] + waits[k / 2]) / 2;
+        double score = med > 0 ? r[i].win.p50 / med : 0;
+        double wgap = (isnan(r[i].win.wait_share) ? 0 : r[i].win.wait_share) - medw;
+        if (score >= a->cfg.t[T_RANK_SLOW] || wgap >= a->cfg.t[T_STEPS_WAIT]) {
+            double key = score + wgap / 100;
+            if (key > worst_score)
+                worst = (int)i, worst_score = key, worst_others = med, worst_wait = medw;
+        }
+    }
+    for (unsigned g = 0; g < a->ngpus; g++)
+        out[g].job_ranks = m;
+    if (worst >= 0) {
+        const struct stepstat_rank *w = &r[worst];
+        for (unsigned g = 0; g < a->ngpus; g++)
+            if (w->gpu == STEPSTAT_ALL_GPUS || w->gpu == (int)out[g].index) {
+                out[g].slow_pid = w->pid;
+                out[g].slow_rank = w->rank;
+                out[g].slow_p50 = w->win.p50;
+                out[g].others_p50 = worst_others;
+                out[g].slow_wait = w->win.wait_share;
+                out[g].others_wait = worst_wait;
+            }
+    }
+    free(r);
+}
+
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out)
 {
     for (unsigned i = 0; i < a->ngpus; i++) {
         analyze_gpu_stats(a, &a->gpus[i], &out[i]);
         analyze_host_stats(a, &out[i]);
+        analyze_step_stats(a, &a->gpus[i], &out[i]);
     }
+    analyze_slow_rank(a, out);
     /* Peers: the other GPUs of the node that are busy in the job. */
     for (unsigned i = 0; i < a->ngpus; i++) {
         double m[ANALYZE_MAX_GPUS];

@@ -19,6 +19,7 @@
 #include "clock_reasons.h"
 #include "record.h"
 #include "rules.h"
+#include "stepstat.h"
 
 #define ANALYZE_MAX_GPUS 64
 #define ANALYZE_MAX_POINTS 65536
@@ -70,6 +71,15 @@ struct analyze_gpu_stats {
     double job_cpu, job_cpu_top, job_rss_max, ncpus, iowait;
     double job_read_kbs;               /* storage reads of the tree, KB/s; NAN unknown (old logs, no access) */
     int job_procs;
+    /* training steps the job reported (stepstat.h), by its processes on this GPU, over the window */
+    bool steps_ok;                     /* some process on this GPU reports steps */
+    struct stepstat_fig steps;
+    double step_best_p50, step_best_t; /* the fastest p50 of an earlier full window, and when; NAN none */
+    double util_in_wait, util_in_compute;   /* mean utilization while the loop waited / computed; NAN unknown */
+    /* a job of several processes: the slowest against the others (its GPU's stats only; pid 0: none) */
+    int slow_pid, slow_rank;
+    unsigned job_ranks;
+    double slow_p50, others_p50, slow_wait, others_wait;
 };
 
 /* Whole-run figures for the summary. */
@@ -99,6 +109,8 @@ void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out);
 const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i);
 /* Time of the latest record, seconds since the epoch (0 before any). */
 double analyze_now(const struct analyzer *a);
+/* The job's step figures (NULL before any record). */
+const struct stepstat *analyze_steps(const struct analyzer *a);
 /* Nearest-rank percentile (0-100) of a 101-bin histogram holding n values. */
 double analyze_hist_percentile(const unsigned long long *hist, unsigned long long n, double pct);
 

@@ -20,6 +20,13 @@
  * exec, so a signal that arrives before the start reaches the command the
  * moment it can. Exit status: the command's, 128+N if a signal N killed
  * it, 127/126 if it could not be started.
+ *
+ * The job learns where to report its steps (steps.h, python/gpumon) from
+ * GPUMON_STEPS, set before the fork so the child does nothing between
+ * fork and exec but restore signals. `--attach PID` watches a process
+ * that is already running (a notebook's kernel) instead of starting one:
+ * until it exits, or until gpumon gets SIGINT, SIGTERM or SIGHUP, which
+ * end the watch (not the process), and the exit status is 0.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,8 +50,9 @@
 #include "sampler.h"
 #include "sig.h"
 #include "sink.h"
+#include "steps.h"
 
-enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS };
+enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS };
 
 static const struct opt run_opts[] = {
     {"interval", "i", "DUR", R_INTERVAL, "time between samples: 1s (default), 500ms, 100ms (minimum 10ms)"},
@@ -54,6 +62,13 @@ static const struct opt run_opts[] = {
      "FILE.zst: zstd-compressed)"},
     {"report", NULL, "FILE", R_REPORT, "write the HTML report to FILE when the command ends"},
     {"no-processes", NULL, NULL, R_NO_PROCS, "leave per-process lists out of the JSON Lines records"},
+    {"attach", NULL, "PID", R_ATTACH,
+     "watch the running process PID and its children instead of starting a command,\nuntil it exits or gpumon "
+     "gets SIGINT/SIGTERM (a notebook kernel: %%gpumon does this)"},
+    {"steps", NULL, "DIR", R_STEPS,
+     "the step channel's directory (yours, mode 0700; default: a private one gpumon\nmakes and removes); the job "
+     "finds it in GPUMON_STEPS"},
+    {"no-steps", NULL, NULL, R_NO_STEPS, "no step channel: the job's step timing (python/gpumon) stays off"},
     {NULL, NULL, NULL, 0, NULL},
 };
 
@@ -69,12 +84,15 @@ const struct cmd_entry cmd_run_entry = {
     .about = "Run a training command, monitor the GPUs and the command's whole process tree (CPU in cores,\n"
              "busiest process, RSS), and explain low utilization as it happens: each verdict change is printed\n"
              "on stderr, and when the command ends a summary per GPU (mean, p50, p95 utilization, idle share,\n"
-             "peak memory, time throttled) with the verdicts, their evidence and advice.",
+             "peak memory, time throttled) with the verdicts, their evidence and advice. A training loop that\n"
+             "uses the Python package gpumon (gpumon.torch.timed, gpumon.keras.StepTimer, gpumon.step) reports\n"
+             "each step's input wait and compute time through GPUMON_STEPS; its figures are then the evidence\n"
+             "on input stalls, ahead of what utilization suggests.",
     .opts = (const struct opt *const[]){run_opts, cmd_analysis_opts, cmd_nvml_opts, NULL},
     .notes = "SIGINT, SIGTERM and SIGHUP are forwarded to the command. Without a usable GPU the command still\n"
              "runs, watched on the CPU side only. Exit status: the command's own, 128+N when signal N ended it,\n"
              "127 when it was not found, 126 when it could not be executed; before the start: 2 usage, 1 the\n"
-             "output file cannot be opened.",
+             "output file cannot be opened. With --attach: 0, 2 usage or no such process.",
     .stop_at_operand = true,
     .signals = run_signals,
     .exec = cmd_run,
@@ -82,8 +100,9 @@ const struct cmd_entry cmd_run_entry = {
 
 struct run_opts {
     double interval_ms;
-    const char *gpus, *output, *report;
-    bool processes;
+    const char *gpus, *output, *report, *steps_dir;
+    bool processes, no_steps;
+    int attach;
     struct cmd_nvml_opts nvml;
     struct cmd_analysis_opts ao;
 };
@@ -98,6 +117,16 @@ static int run_set(void *ctx, int key, const char *v)
     case R_OUTPUT: o->output = v; return 0;
     case R_REPORT: o->report = v; return 0;
     case R_NO_PROCS: o->processes = false; return 0;
+    case R_STEPS: o->steps_dir = v; return 0;
+    case R_NO_STEPS: o->no_steps = true; return 0;
+    case R_ATTACH: {
+        char *end;
+        long pid = strtol(v, &end, 10);
+        if (end == v || *end || pid <= 0 || pid > 0x3fffffff)
+            return opt_usage_error("run", "--attach %s: give a process id (a positive integer)", v);
+        o->attach = (int)pid;
+        return 0;
+    }
     default:
         if (key >= CMD_OPT_WINDOW)
             return cmd_analysis_option("run", &o->ao, key, v);
@@ -209,9 +238,27 @@ static void run_leftovers(const char *cmd)
     host_close(&h);
 }
 
-/* Samples until the command ends; returns its wait status. */
-static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, struct sink *sk, struct out *out,
-                    struct diag *d, struct report *rp)
+static const int run_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, 0};
+
+/* What run watches: the command it started (child), or a running process (attach), and the step channel. */
+struct run_job {
+    pid_t child;
+    int attach;
+    struct steps *steps;
+    int stop_sig;          /* attach: the signal that ended the watch; 0: the process exited */
+};
+
+/* Whether the job has ended: the command (reaped, its status in *status) or the attached process. */
+static bool run_ended(struct run_job *job, int *status)
+{
+    if (job->attach)
+        return kill(job->attach, 0) != 0 && errno == ESRCH;
+    return run_reap(job->child, status);
+}
+
+/* Samples until the job ends; returns the command's wait status (0 when attached). */
+static int run_loop(const struct run_opts *o, struct run_job *job, struct sampler *smp, struct sink *sk,
+                    struct out *out, struct diag *d, struct report *rp)
 {
     struct sbuf b;
     struct record rec;
@@ -221,8 +268,8 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
     int status = 0;
     bool out_ok = true;
     for (bool last = false;;) {
-        if (!last && run_reap(child, &status)) {
-            /* The command ended: one more sample sees it gone, taken once the
+        if (!last && run_ended(job, &status)) {
+            /* It ended: one more sample sees it gone, taken once the
              * sampler's 0.5 s host cadence reads /proc again. */
             last = true;
             struct timespec pause = {0, 510000000};
@@ -230,6 +277,8 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
                 ;
         }
         cmd_sample(smp, &rec, step);
+        if (job->steps)
+            steps_fill(job->steps, &rec, util_mono_ns());
         if (o->output && out_ok) {
             sbuf_reset(&b);
             sk->ops->record(sk, &rec, &b);
@@ -241,7 +290,10 @@ static int run_loop(const struct run_opts *o, pid_t child, struct sampler *smp, 
         if (last)
             break;
         util_next_deadline(&next, step);
-        sig_wait(run_child_ended, next, NULL);   /* the deadline, or the command ended */
+        if (!job->attach)
+            sig_wait(run_child_ended, next, NULL);   /* the deadline, or the command ended */
+        else if ((job->stop_sig = sig_wait(run_stop_signals, next, NULL)) > 0)
+            last = true;   /* told to stop watching: one last sample now */
     }
     sbuf_free(&b);
     return status;
@@ -261,6 +313,77 @@ static int run_open_gpus(const struct run_opts *o, const char *cmd, bool *watchi
     return 0;
 }
 
+/* Opens the step channel and tells the job where it is (GPUMON_STEPS, inherited by the command). Without
+ * --steps a failure only costs the step timing. */
+static int run_open_steps(const struct run_opts *o, struct steps **st)
+{
+    char err[512];
+    *st = NULL;
+    if (o->no_steps) {
+        unsetenv("GPUMON_STEPS");   /* not an outer gpumon run's */
+        return 0;
+    }
+    if (steps_open(st, o->steps_dir, err, sizeof err) != 0) {
+        if (o->steps_dir)
+            return opt_usage_error("run", "%s", err);
+        util_warn("run: %s; the job's step timing stays off", err);
+        return 0;
+    }
+    if (!o->attach)
+        setenv("GPUMON_STEPS", steps_dir(*st), 1);
+    return 0;
+}
+
+/* Starts the command held at its gate (see run_fork); returns 0 once it runs, else the exit status. */
+static int run_start(char **cmd, pid_t *child, int *gate, int *status_fd)
+{
+    int e = 0;
+    ssize_t n = write(*gate, "g", 1) == 1 ? read(*status_fd, &e, sizeof e) : -1;
+    if (n == 0)
+        return 0;
+    /* exec failed (or the child ended before it: a signal) */
+    int st;
+    waitpid(*child, &st, 0);
+    if (n < 0 && WIFSIGNALED(st)) {
+        fprintf(stderr, "gpumon run: %s was ended by signal %d before it started\n", cmd[0], WTERMSIG(st));
+        return 128 + WTERMSIG(st);
+    }
+    fprintf(stderr, "gpumon run: cannot run %s: %s\n", cmd[0], n > 0 ? strerror(e) : "the child ended early");
+    return n > 0 && e == ENOENT ? 127 : 126;
+}
+
+/* The end of the run: the summary on stderr, then the report. */
+static void run_finish(const struct run_opts *o, const char *what, const struct run_job *job, int status,
+                       struct diag *d, struct report *rp)
+{
+    char err[512];
+    struct sbuf b;
+    sbuf_init(&b);
+    diag_summary_text(d, &b);
+    if (job->attach && job->stop_sig)
+        fprintf(stderr, "gpumon run: stopped watching pid %d (signal %d)\n", job->attach, job->stop_sig);
+    else if (job->attach)
+        fprintf(stderr, "gpumon run: pid %d exited\n", job->attach);
+    else
+        fprintf(stderr, "gpumon run: %s exited with %s %d\n", what, WIFSIGNALED(status) ? "signal" : "status",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    fputs(b.data ? b.data : "", stderr);
+    if (job->steps) {
+        steps_describe(job->steps, err, sizeof err);
+        fprintf(stderr, "Step channel: %s\n", err);
+    }
+    sbuf_free(&b);
+    if (rp) {
+        char source[600];
+        snprintf(source, sizeof source, "gpumon run %.500s", what);
+        size_t size = 0;
+        if (report_write(rp, d, o->report, source, &size, err, sizeof err) != 0)
+            util_warn("run: %s", err);
+        else
+            fprintf(stderr, "gpumon run: wrote the report %s (%.1f kB)\n", o->report, size / 1000.0);
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_opts o = {.interval_ms = 1000, .processes = true};
@@ -274,79 +397,67 @@ int cmd_run(int argc, char **argv)
     }
     if (first < argc && !strcmp(argv[first], "--"))
         first++;
-    if (first >= argc)
+    if (first >= argc && !o.attach)
         return opt_usage_error("run", "give the command to run: gpumon run [OPTIONS] -- CMD ARGS...");
-    char **cmd = argv + first, err[512];
+    if (first < argc && o.attach)
+        return opt_usage_error("run", "--attach watches a running process: give no command with it");
+    if (o.no_steps && o.steps_dir)
+        return opt_usage_error("run", "--steps and --no-steps contradict each other");
+    if (o.attach && kill(o.attach, 0) != 0 && errno == ESRCH)
+        return opt_usage_error("run", "--attach %d: no such process", o.attach);
+    char **cmd = argv + first, err[512], what[32];
+    snprintf(what, sizeof what, "pid %d", o.attach);
+    const char *name = o.attach ? what : cmd[0];
     struct out out = {.fd = -1};
     struct sampler *smp = NULL;
     struct diag *d = NULL;
     struct report *rp = NULL;
+    struct run_job job = {.child = -1, .attach = o.attach};
     bool watching = false, forwarding = false;
     pthread_t fwd;
     int gate = -1, status_fd = -1;
-    pid_t child = -1;
     if (o.output && out_open(&out, o.output, err, sizeof err) != 0) {
         util_warn("%s", err);
         return EXIT_RUNTIME;
     }
-    if ((rc = run_open_gpus(&o, cmd[0], &watching)) != 0)
+    if ((rc = run_open_steps(&o, &job.steps)) != 0 || (rc = run_open_gpus(&o, name, &watching)) != 0)
         goto out;
-    /* orphans of the command come to gpumon (to be reaped, and named if they outlive it) */
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    if ((child = run_fork(cmd, &gate, &status_fd)) < 0) {
-        util_warn("run: cannot start %s: %s", cmd[0], strerror(errno));
-        rc = EXIT_RUNTIME;
-        goto out;
+    if (!o.attach) {
+        /* orphans of the command come to gpumon (to be reaped, and named if they outlive it) */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        if ((job.child = run_fork(cmd, &gate, &status_fd)) < 0) {
+            util_warn("run: cannot start %s: %s", cmd[0], strerror(errno));
+            rc = EXIT_RUNTIME;
+            goto out;
+        }
+        atomic_store(&run_forward_stop, false);
+        forwarding = pthread_create(&fwd, NULL, run_forward_main, &job.child) == 0;
     }
-    atomic_store(&run_forward_stop, false);
-    forwarding = pthread_create(&fwd, NULL, run_forward_main, &child) == 0;
-    struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes, child};
+    struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes,
+                              o.attach ? o.attach : job.child};
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
-        close(gate);   /* the command never starts */
-        gate = -1;
-        waitpid(child, NULL, 0);
+        if (gate >= 0) {
+            close(gate);   /* the command never starts */
+            gate = -1;
+            waitpid(job.child, NULL, 0);
+        }
         rc = opt_usage_error("run", "%s", err);
         goto out;
     }
-    int e = 0;
-    ssize_t n = write(gate, "g", 1) == 1 ? read(status_fd, &e, sizeof e) : -1;
-    if (n != 0) {   /* exec failed (or the child ended before it: a signal) */
-        int st;
-        waitpid(child, &st, 0);
-        if (n < 0 && WIFSIGNALED(st)) {
-            fprintf(stderr, "gpumon run: %s was ended by signal %d before it started\n", cmd[0], WTERMSIG(st));
-            rc = 128 + WTERMSIG(st);
-        } else {
-            fprintf(stderr, "gpumon run: cannot run %s: %s\n", cmd[0], n > 0 ? strerror(e) : "the child ended early");
-            rc = n > 0 && e == ENOENT ? 127 : 126;
-        }
+    if (!o.attach && (rc = run_start(cmd, &job.child, &gate, &status_fd)) != 0)
         goto out;
-    }
     enum metric_id ids[METRIC_COUNT];
     for (int i = 0; i < METRIC_COUNT; i++)
         ids[i] = (enum metric_id)i;
     struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, o.processes, 0};
     rp = o.report ? report_new() : NULL;
     d = diag_new(&o.ao.cfg, run_on_change, rp);
-    int status = run_loop(&o, child, smp, &sk, &out, d, rp);
-    run_leftovers(cmd[0]);
+    int status = run_loop(&o, &job, smp, &sk, &out, d, rp);
+    if (!o.attach)
+        run_leftovers(cmd[0]);
     diag_finish(d);
-    struct sbuf b;
-    sbuf_init(&b);
-    diag_summary_text(d, &b);
-    fprintf(stderr, "gpumon run: %s exited with %s %d\n%s", cmd[0], WIFSIGNALED(status) ? "signal" : "status",
-            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), b.data ? b.data : "");
-    sbuf_free(&b);
-    if (rp) {
-        char source[600];
-        snprintf(source, sizeof source, "gpumon run %.500s", cmd[0]);
-        size_t size = 0;
-        if (report_write(rp, d, o.report, source, &size, err, sizeof err) != 0)
-            util_warn("run: %s", err);
-        else
-            fprintf(stderr, "gpumon run: wrote the report %s (%.1f kB)\n", o.report, size / 1000.0);
-    }
-    rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    run_finish(&o, name, &job, status, d, rp);
+    rc = o.attach ? EXIT_OK : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 out:
     if (forwarding) {
         atomic_store(&run_forward_stop, true);
@@ -360,6 +471,7 @@ out:
     report_free(rp);
     diag_free(d);
     sampler_close(smp);
+    steps_close(job.steps);
     if (watching)
         nvml_close();
     if (o.output && out_close(&out) != 0)

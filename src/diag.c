@@ -161,6 +161,47 @@ static void diag_ts(double t, struct sbuf *b)
     sbuf_puts(b, ts);
 }
 
+static void diag_ms(struct sbuf *b, const char *what, double seconds)
+{
+    if (isnan(seconds))
+        return;
+    sbuf_puts(b, what);
+    fmt_duration(b, seconds);
+}
+
+/* The processes that reported their steps, over the whole run. */
+static void diag_steps_text(const struct diag *d, struct sbuf *b)
+{
+    const struct stepstat *ss = analyze_steps(d->an);
+    unsigned n = stepstat_nranks(ss);
+    if (n == 0)
+        return;
+    sbuf_printf(b, "Training steps (reported by the job, %u process%s):\n", n, n == 1 ? "" : "es");
+    for (unsigned i = 0; i < n; i++) {
+        struct stepstat_rank r;
+        stepstat_rank(ss, i, analyze_now(d->an), &r);
+        sbuf_puts(b, "  ");
+        if (r.rank >= 0)
+            sbuf_printf(b, "rank %d ", r.rank);
+        sbuf_printf(b, "pid %d", r.pid);
+        if (r.gpu >= 0)
+            sbuf_printf(b, " on GPU %d", r.gpu);
+        sbuf_printf(b, ": %.0f step%s in %.0f s (%.2f/s)", r.run.steps, r.run.steps == 1 ? "" : "s",
+                    r.last_t - r.first_t, isnan(r.run.rate) ? 0 : r.run.rate);
+        diag_ms(b, "; step p50 ", r.run.p50);
+        diag_ms(b, ", p95 ", r.run.p95);
+        if (!isnan(r.run.wait_share)) {
+            sbuf_printf(b, "; waiting for input %.0f%% of the time", r.run.wait_share);
+            diag_ms(b, " (mean ", r.run.wait_mean);
+            sbuf_puts(b, isnan(r.run.wait_mean) ? "" : " per step)");
+        }
+        if (r.dropped || r.bad)
+            sbuf_printf(b, "; %llu entr%s dropped (ring full), %llu invalid", r.dropped, r.dropped == 1 ? "y" : "ies",
+                        r.bad);
+        sbuf_putc(b, '\n');
+    }
+}
+
 void diag_summary_text(const struct diag *d, struct sbuf *b)
 {
     unsigned n = analyze_ngpus(d->an);
@@ -217,6 +258,7 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         else if (!any)
             sbuf_puts(b, "  no verdict: utilization is moderate and no problem rule held\n");
     }
+    diag_steps_text(d, b);
 }
 
 static void diag_json_num(struct sbuf *b, const char *key, double v, int dec)
@@ -226,6 +268,38 @@ static void diag_json_num(struct sbuf *b, const char *key, double v, int dec)
         sbuf_put_fixed(b, v, dec);
     else
         sbuf_puts(b, "null");
+}
+
+static void diag_steps_json(const struct diag *d, struct sbuf *b)
+{
+    const struct stepstat *ss = analyze_steps(d->an);
+    sbuf_puts(b, ",\"steps\":[");
+    for (unsigned i = 0; i < stepstat_nranks(ss); i++) {
+        struct stepstat_rank r;
+        stepstat_rank(ss, i, analyze_now(d->an), &r);
+        sbuf_printf(b, "%s{\"pid\":%d,", i ? "," : "", r.pid);
+        diag_json_num(b, "rank", r.rank >= 0 ? r.rank : NAN, 0);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "local_rank", r.local_rank >= 0 ? r.local_rank : NAN, 0);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "gpu", r.gpu >= 0 ? r.gpu : NAN, 0);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "steps", r.run.steps, 0);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "steps_per_s", r.run.rate, 3);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "step_mean_s", r.run.step_mean, 6);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "step_p50_s", r.run.p50, 6);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "step_p95_s", r.run.p95, 6);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "wait_mean_s", r.run.wait_mean, 6);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "wait_share", r.run.wait_share, 1);
+        sbuf_printf(b, ",\"dropped\":%llu,\"invalid\":%llu}", r.dropped, r.bad);
+    }
+    sbuf_putc(b, ']');
 }
 
 void diag_summary_json(const struct diag *d, struct sbuf *b)
@@ -296,5 +370,7 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
         }
         sbuf_puts(b, "]}");
     }
-    sbuf_puts(b, "]}\n");
+    sbuf_putc(b, ']');
+    diag_steps_json(d, b);
+    sbuf_puts(b, "}\n");
 }

@@ -158,3 +158,13 @@ void fmt_csv_field(struct sbuf *b, const char *s)
     }
     sbuf_putc(b, '"');
 }
+
+void fmt_duration(struct sbuf *b, double seconds)
+{
+    if (isnan(seconds))
+        return;
+    if (seconds < 1)
+        sbuf_printf(b, "%.3g ms", seconds * 1e3);
+    else
+        sbuf_printf(b, "%.3g s", seconds);
+}

@@ -54,6 +54,7 @@ struct logread_tree {
     struct logread_arena arena;
     struct record_gpu *gpus;
     unsigned gcap;
+    struct record_rank ranks[RECORD_MAX_RANKS];
 };
 
 /* A line handed from the reader thread to the caller. */
@@ -399,6 +400,102 @@ static int logread_xids(const cJSON *arr, struct record_gpu *g, char *err, size_
     return 0;
 }
 
+static double logread_num(const cJSON *j)
+{
+    return logread_is(j, cJSON_Number) && isfinite(j->valuedouble) && j->valuedouble >= 0 ? j->valuedouble : NAN;
+}
+
+/* -1 for null or absent (the job did not say), else an integer from 0. */
+static int logread_id(const cJSON *j, bool *ok)
+{
+    long long v;
+    if (!j || logread_is(j, cJSON_NULL))
+        return -1;
+    if (logread_int(j, &v) != 0 || v < 0 || v > 0x7fffffff)
+        *ok = false;
+    return *ok ? (int)v : -1;
+}
+
+static int logread_rank(const cJSON *o, struct record_rank *k, char *err, size_t errlen)
+{
+    static const char *const phases[] = {"none", "wait", "compute", "out"};
+    static const char *const sums[] = {"step_s", "wait_s", "in_wait_s", "in_compute_s"};
+    double *const sumv[] = {&k->step_s, &k->wait_s, &k->in_wait_s, &k->in_compute_s};
+    static const char *const counts[] = {"n", "batches", "waited"};
+    unsigned *const countv[] = {&k->steps, &k->batches, &k->waited};
+    long long v;
+    bool ok = true;
+    memset(k, 0, sizeof *k);
+    if (!logread_is(o, cJSON_Object) || logread_int(logread_item(o, "pid"), &v) != 0 || v <= 0 || v > 0x7fffffff) {
+        snprintf(err, errlen, "needs an integer \"pid\"");
+        return -1;
+    }
+    k->pid = (int)v;
+    k->rank = logread_id(logread_item(o, "rank"), &ok);
+    k->local_rank = logread_id(logread_item(o, "local_rank"), &ok);
+    k->world = logread_id(logread_item(o, "world_size"), &ok);
+    const char *ph = logread_str(logread_item(o, "phase"));
+    for (unsigned i = 0; ph && i < 4; i++)
+        if (!strcmp(ph, phases[i]))
+            k->phase = (uint8_t)i;
+    for (int i = 0; i < 3 && ok; i++)
+        ok = logread_int(logread_item(o, counts[i]), &v) == 0 && v >= 0 && v <= 0xffffffffll &&
+             ((*countv[i] = (unsigned)v), true);
+    for (int i = 0; i < 4 && ok; i++)
+        ok = !isnan(*sumv[i] = logread_num(logread_item(o, sums[i])));
+    k->dropped = logread_int(logread_item(o, "dropped"), &v) == 0 && v > 0 ? (unsigned long long)v : 0;
+    k->bad = logread_int(logread_item(o, "bad"), &v) == 0 && v > 0 ? (unsigned long long)v : 0;
+    if (!ok || k->waited > k->steps) {
+        snprintf(err, errlen, "needs ids that are null or integers from 0, and counts (n >= waited, batches) and "
+                 "times in seconds (step_s, wait_s, in_wait_s, in_compute_s) that are numbers from 0");
+        return -1;
+    }
+    const cJSON *h = logread_item(o, "hist"), *pair;
+    if (h && !logread_is(h, cJSON_Array)) {
+        snprintf(err, errlen, "\"hist\" is not an array");
+        return -1;
+    }
+    cJSON_ArrayForEach(pair, h) {
+        long long bin, n;
+        if (!logread_is(pair, cJSON_Array) || logread_count(pair) != 2 || logread_int(pair->child, &bin) != 0 ||
+            logread_int(pair->child->next, &n) != 0 || bin < 0 || bin >= RECORD_STEP_NBINS || n < 0 ||
+            n > 0xffffffffll) {
+            snprintf(err, errlen, "\"hist\" holds [bin, count] pairs, bin 0 to %d", RECORD_STEP_NBINS - 1);
+            return -1;
+        }
+        if (k->nbins < RECORD_STEP_BINS) {
+            k->bins[k->nbins].bin = (uint16_t)bin;
+            k->bins[k->nbins++].n = (uint32_t)n;
+        }
+    }
+    return 0;
+}
+
+/* "steps": the training processes' figures (gpumon run); absent in other logs. */
+static int logread_steps(struct logread_tree *t, const cJSON *arr, struct record *rec, char *err, size_t errlen)
+{
+    const cJSON *o;
+    size_t i = 0;
+    if (!arr)
+        return 0;
+    if (!logread_is(arr, cJSON_Array)) {
+        snprintf(err, errlen, "\"steps\" is not an array");
+        return -1;
+    }
+    cJSON_ArrayForEach(o, arr) {
+        char e[256];
+        if (rec->nranks < RECORD_MAX_RANKS && logread_rank(o, &t->ranks[rec->nranks], e, sizeof e) != 0) {
+            snprintf(err, errlen, "steps[%zu] %s", i, e);
+            return -1;
+        }
+        if (rec->nranks < RECORD_MAX_RANKS)
+            rec->nranks++;
+        i++;
+    }
+    rec->ranks = rec->nranks ? t->ranks : NULL;
+    return 0;
+}
+
 static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *g, char *err, size_t errlen)
 {
     long long idx;
@@ -489,7 +586,7 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
     }
     rec->ngpus = (unsigned)n;
     rec->gpus = t->gpus;
-    return 0;
+    return logread_steps(t, logread_item(t->root, "steps"), rec, err, errlen);
 }
 
 int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen)

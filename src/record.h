@@ -10,6 +10,7 @@
 #ifndef GPUMON_RECORD_H
 #define GPUMON_RECORD_H
 
+#include <math.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -58,12 +59,49 @@ struct record_gpu {
     struct record_xid xids[RECORD_MAX_XIDS];
 };
 
+#define RECORD_MAX_RANKS 32
+#define RECORD_STEP_BINS 24     /* distinct step-time bins one interval keeps */
+#define RECORD_STEP_NBINS 512   /* bins of step times: 16 per doubling from 1 us */
+
+/* What a training process is doing at a record's time (docs/steps-channel.md). */
+enum step_phase { SP_NONE = 0, SP_WAIT, SP_COMPUTE, SP_OUT };
+
+/* One training process's steps (steps.c), over the interval that ends at
+ * the record's time: the steps that ended in it, and the time the loop
+ * spent waiting for input and computing within it. */
+struct record_rank {
+    int pid, rank, local_rank, world;   /* rank, local_rank, world: -1 when the job did not say */
+    uint8_t phase;                      /* enum step_phase at the record's time */
+    unsigned steps, batches, waited;    /* steps ended, batches they trained, steps whose wait is known */
+    double step_s, wait_s;              /* summed over the steps with a known wait */
+    double in_wait_s, in_compute_s;     /* phase time within the interval */
+    unsigned long long dropped, bad;    /* cumulative: entries the writer dropped (ring full), invalid ones */
+    unsigned nbins;
+    struct { uint16_t bin; uint32_t n; } bins[RECORD_STEP_BINS];   /* times of those steps, record_step_bin() */
+};
+
 struct record {
     struct timespec time;       /* wall clock, UTC */
     const char *hostname;
     struct value host[RECORD_MAX_METRICS];  /* host-scope metrics, by enum metric_id */
     unsigned int ngpus;
     struct record_gpu *gpus;
+    unsigned nranks;            /* training processes reporting steps (gpumon run); 0 none */
+    struct record_rank *ranks;
 };
+
+/* Step times in a record are binned: bin b holds 2^(b/16) to 2^((b+1)/16) microseconds (4.4% wide), so
+ * a percentile is within 2.2% whatever the interval; 1 us to 71 minutes. */
+static inline unsigned record_step_bin(double seconds)
+{
+    double b = seconds > 1e-6 ? 16 * log2(seconds * 1e6) : 0;
+    return b >= RECORD_STEP_NBINS - 1 ? RECORD_STEP_NBINS - 1 : (unsigned)b;
+}
+
+/* A bin's middle (geometric), in seconds. */
+static inline double record_step_bin_s(unsigned bin)
+{
+    return 1e-6 * exp2((bin + 0.5) / 16);
+}
 
 #endif

@@ -17,6 +17,7 @@
 #include "wfile.h"
 
 struct report {
+    struct stepstat *steps;          /* which GPU each reporting process is on, and its latest figures */
     struct report_gpu *gpus[ANALYZE_MAX_GPUS];
     unsigned ngpus;
     double t0, t1;
@@ -46,7 +47,9 @@ static const char report_script[] =
 
 struct report *report_new(void)
 {
-    return xcalloc(1, sizeof(struct report));
+    struct report *rp = xcalloc(1, sizeof(struct report));
+    rp->steps = stepstat_new(1);
+    return rp;
 }
 
 void report_free(struct report *rp)
@@ -55,6 +58,7 @@ void report_free(struct report *rp)
         return;
     for (unsigned i = 0; i < rp->ngpus; i++)
         report_gpu_free(rp->gpus[i]);
+    stepstat_free(rp->steps);
     free(rp);
 }
 
@@ -78,10 +82,12 @@ void report_feed(struct report *rp, const struct record *r)
     rp->t1 = t;
     if (r->hostname && !rp->host[0])
         snprintf(rp->host, sizeof rp->host, "%s", r->hostname);
+    stepstat_feed(rp->steps, r, t);
     for (unsigned i = 0; i < r->ngpus; i++) {
         struct report_gpu *g = report_gpu_for(rp, r->gpus[i].index, t);
+        struct stepstat_fig st;
         if (g)
-            report_gpu_add(g, &r->gpus[i], t);
+            report_gpu_add(g, &r->gpus[i], t, stepstat_latest(rp->steps, r->gpus[i].index, &st) ? &st : NULL);
     }
 }
 
@@ -154,6 +160,48 @@ static void report_gpu_section(const struct report *rp, const struct diag *d, un
     sbuf_puts(b, "</section>\n");
 }
 
+static void report_ms(struct sbuf *b, double seconds)
+{
+    if (isnan(seconds))
+        sbuf_puts(b, "<td>n/a</td>");
+    else
+        sbuf_printf(b, "<td>%.1f ms</td>", seconds * 1e3);
+}
+
+/* The processes that reported steps, side by side (whole run). */
+static void report_steps_section(const struct diag *d, struct sbuf *b)
+{
+    const struct analyzer *an = diag_analyzer(d);
+    const struct stepstat *ss = analyze_steps(an);
+    unsigned n = stepstat_nranks(ss);
+    if (n == 0)
+        return;
+    sbuf_puts(b, "<section id=\"steps\"><h2>Training steps (reported by the job)</h2>\n<table><tr><th>rank</th>"
+                 "<th>pid</th><th>GPU</th><th>steps</th><th>steps/s</th><th>p50 step</th><th>p95 step</th>"
+                 "<th>mean wait</th><th>waiting for input</th></tr>\n");
+    for (unsigned i = 0; i < n; i++) {
+        struct stepstat_rank r;
+        stepstat_rank(ss, i, analyze_now(an), &r);
+        sbuf_puts(b, "<tr data-pid=\"");
+        sbuf_put_int(b, r.pid);
+        sbuf_puts(b, "\">");
+        sbuf_printf(b, r.rank >= 0 ? "<td>%d</td>" : "<td>-</td>", r.rank);
+        sbuf_printf(b, "<td>%d</td>", r.pid);
+        sbuf_printf(b, r.gpu >= 0 ? "<td>%d</td>" : "<td>all</td>", r.gpu);
+        sbuf_printf(b, "<td>%.0f</td><td>%.2f</td>", r.run.steps, isnan(r.run.rate) ? 0 : r.run.rate);
+        report_ms(b, r.run.p50);
+        report_ms(b, r.run.p95);
+        report_ms(b, r.run.wait_mean);
+        if (isnan(r.run.wait_share))
+            sbuf_puts(b, "<td>n/a</td></tr>\n");
+        else
+            sbuf_printf(b, "<td>%.1f%%</td></tr>\n", r.run.wait_share);
+    }
+    sbuf_puts(b, "</table>\n<p class=\"note\">From the job's own step timing (python/gpumon): the time between a "
+                 "step's end and the next batch's arrival is waiting for input. A process on no visible GPU is "
+                 "counted on all of them.</p></section>\n");
+}
+
 unsigned report_ngpus(const struct report *rp)
 {
     return rp->ngpus;
@@ -197,6 +245,7 @@ int report_write(const struct report *rp, const struct diag *d, const char *path
     const struct analyzer *an = diag_analyzer(d);
     for (unsigned i = 0; i < analyze_ngpus(an); i++)
         report_gpu_section(rp, d, i, &b);
+    report_steps_section(d, &b);
     sbuf_printf(&b, "%s\n</body></html>\n", report_script);
 
     int rc = wfile_write(path, b.data, b.len, err, errlen);

@@ -1,7 +1,8 @@
 /*
  * report.h: the HTML report: one self-contained file (inline CSS and SVG,
  * no network, no external scripts or fonts) with, per GPU, charts over
- * time of utilization, memory, temperature, power and SM clock; idle and
+ * time of utilization, memory, temperature, power and SM clock (and where
+ * the log has them, GPM activity and the job's training steps); idle and
  * throttled stretches shaded; verdict changes marked on the time axis; and
  * the verdicts listed with evidence and advice.
  *
@@ -42,13 +43,15 @@ int report_write(const struct report *rp, const struct diag *d, const char *path
                  size_t *written, char *err, size_t errlen);
 
 /* report_svg.c: the time series of one GPU. */
-enum report_series { RS_UTIL, RS_SM, RS_TENSOR, RS_MEM, RS_TEMP, RS_POWER, RS_CLOCK, RS_COUNT };
+enum report_series { RS_UTIL, RS_SM, RS_TENSOR, RS_STEPS, RS_STEP_TIME, RS_WAIT, RS_MEM, RS_TEMP, RS_POWER, RS_CLOCK,
+                     RS_COUNT };
 struct report_gpu;
 struct report_gpu *report_gpu_new(unsigned index, double t0);
 void report_gpu_free(struct report_gpu *g);
 unsigned report_gpu_index(const struct report_gpu *g);
-/* Adds one record of this GPU at time t (seconds since the epoch). */
-void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t);
+/* Adds one record of this GPU at time t (seconds since the epoch), with the steps the job's processes
+ * on it reported in that record (NULL: none). */
+void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t, const struct stepstat_fig *st);
 /* Adds a verdict change mark. */
 void report_gpu_mark(struct report_gpu *g, const struct diag_change *ch);
 /* Appends the GPU's charts (SVG) for the time range [t0, t1]. */

@@ -11,7 +11,9 @@
  * narrower than the interval is empty without being a gap), shaded
  * idle/throttled/lost stretches, and the verdict changes as vertical marks.
  * SM and tensor-core activity (GPM) follow utilization where the log has
- * them, so "busy" and "busy doing what" sit one above the other.
+ * them, so "busy" and "busy doing what" sit one above the other; then the
+ * job's own steps where it reports them: steps per second, step time and
+ * the share of time its loop waited for input, on the same time axis.
  */
 #include <math.h>
 #include <stdint.h>
@@ -55,15 +57,26 @@ struct report_gpu {
     unsigned nmarks, marks_dropped;
 };
 
-/* optional: drawn only when the log has the series (GPM: Hopper and newer) */
-static const struct { const char *title; enum metric_id metric; double floor_max; bool optional; } rs_series[RS_COUNT] = {
-    [RS_UTIL] = {"utilization", M_UTIL_GPU, 100, false},
-    [RS_SM] = {"SM activity (GPM)", M_GPM_SM_ACTIVE, 100, true},
-    [RS_TENSOR] = {"tensor-core activity (GPM)", M_GPM_TENSOR_ACTIVE, 100, true},
-    [RS_MEM] = {"memory used", M_MEM_USED, 1, false},
-    [RS_TEMP] = {"temperature", M_TEMP, 50, false},
-    [RS_POWER] = {"power", M_POWER, 1, false},
-    [RS_CLOCK] = {"SM clock", M_CLOCK_SM, 1, false},
+/* optional: drawn only when the log has the series (GPM: Hopper and newer; steps: a job that reports
+ * them). A step series has no metric: its key and unit are its own. */
+static const struct {
+    const char *title;
+    enum metric_id metric;
+    double floor_max;
+    bool optional;
+    const char *key, *unit;
+} rs_series[RS_COUNT] = {
+    [RS_UTIL] = {"utilization", M_UTIL_GPU, 100, false, NULL, NULL},
+    [RS_SM] = {"SM activity (GPM)", M_GPM_SM_ACTIVE, 100, true, NULL, NULL},
+    [RS_TENSOR] = {"tensor-core activity (GPM)", M_GPM_TENSOR_ACTIVE, 100, true, NULL, NULL},
+    [RS_STEPS] = {"training steps per second (reported by the job)", M_UTIL_GPU, 1, true, "steps.rate", "1/s"},
+    [RS_STEP_TIME] = {"step time (reported by the job)", M_UTIL_GPU, 1, true, "steps.time", "ms"},
+    [RS_WAIT] = {"share of the loop's time spent waiting for input (reported by the job)", M_UTIL_GPU, 100, true,
+                 "steps.wait", "%"},
+    [RS_MEM] = {"memory used", M_MEM_USED, 1, false, NULL, NULL},
+    [RS_TEMP] = {"temperature", M_TEMP, 50, false, NULL, NULL},
+    [RS_POWER] = {"power", M_POWER, 1, false, NULL, NULL},
+    [RS_CLOCK] = {"SM clock", M_CLOCK_SM, 1, false, NULL, NULL},
 };
 
 struct report_gpu *report_gpu_new(unsigned index, double t0)
@@ -134,7 +147,19 @@ static double rs_num(const struct value *v, enum metric_id id)
     return metric_table[id].kind == MK_FLOAT ? v->u.f : (double)v->u.i;
 }
 
-void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t)
+/* The step series of one record: rate, mean step time (ms), wait share (%); NAN where unknown. */
+static double rs_step_value(int s, const struct stepstat_fig *st)
+{
+    if (!st)
+        return NAN;
+    if (s == RS_STEPS)
+        return st->rate;
+    if (s == RS_STEP_TIME)
+        return st->step_mean * 1e3;
+    return st->wait_share;
+}
+
+void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t, const struct stepstat_fig *st)
 {
     if (t < g->t0)
         return;
@@ -147,7 +172,8 @@ void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t)
     g->nrecords++;
     const struct value *v = rg->v;
     for (int s = 0; s < RS_COUNT; s++) {
-        double x = rs_num(&v[rs_series[s].metric], rs_series[s].metric), lo = x, hi = x;
+        double x = rs_series[s].key ? rs_step_value(s, st) : rs_num(&v[rs_series[s].metric], rs_series[s].metric);
+        double lo = x, hi = x;
         if (s == RS_UTIL) {
             double mn = rs_num(&v[M_UTIL_MIN], M_UTIL_MIN), mx = rs_num(&v[M_UTIL_MAX], M_UTIL_MAX);
             if (!isnan(mn) && !isnan(mx) && !isnan(x))
@@ -156,7 +182,8 @@ void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t)
         if (!isnan(x))
             rs_bucket_add(&g->s[s][k], lo, hi, x);
     }
-    double ref[RS_COUNT] = {[RS_UTIL] = 100, [RS_SM] = 100, [RS_TENSOR] = 100,
+    double ref[RS_COUNT] = {[RS_UTIL] = 100, [RS_SM] = 100, [RS_TENSOR] = 100, [RS_STEPS] = NAN, [RS_STEP_TIME] = NAN,
+                            [RS_WAIT] = 100,
                             [RS_MEM] = rs_num(&v[M_MEM_TOTAL], M_MEM_TOTAL), [RS_TEMP] = NAN,
                             [RS_POWER] = rs_num(&v[M_POWER_ENFORCED], M_POWER_ENFORCED),
                             [RS_CLOCK] = rs_num(&v[M_CLOCK_MAX_SM], M_CLOCK_MAX_SM)};
@@ -246,6 +273,7 @@ static void rs_time_label(double t, struct sbuf *b)
 static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, struct sbuf *b)
 {
     const struct metric *m = &metric_table[rs_series[s].metric];
+    const char *unit = rs_series[s].unit ? rs_series[s].unit : m->unit, *key = rs_series[s].key ? rs_series[s].key : m->key;
     double top = rs_series[s].floor_max, pw = RS_W - RS_L - RS_R, ph = RS_H - RS_T - RS_B;
     for (unsigned i = 0; i < g->nb; i++)
         if (g->s[s][i].n && g->s[s][i].max > top)
@@ -258,7 +286,7 @@ static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, st
 #define RS_Y(v) (RS_T + ph - (v) / top * ph)
     sbuf_printf(b, "<figure><figcaption>%s (%s)</figcaption><svg class=\"chart\" data-series=\"%s\" "
                 "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
-                "xmlns=\"http://www.w3.org/2000/svg\">", rs_series[s].title, *m->unit ? m->unit : "-", m->key, RS_W,
+                "xmlns=\"http://www.w3.org/2000/svg\">", rs_series[s].title, *unit ? unit : "-", key, RS_W,
                 RS_H, RS_W, RS_H);
     sbuf_printf(b, "<rect class=\"plot\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>", RS_L, RS_T, pw, ph);
     double mean_dt = g->nrecords > 1 ? (g->last_t - g->t0) / (double)(g->nrecords - 1) : g->width;
@@ -266,7 +294,7 @@ static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, st
     rs_shade(g, x0, bw, gap, "idle", rs_is_idle, b);
     rs_shade(g, x0, bw, gap, "thr", rs_is_throttled, b);
     rs_shade(g, x0, bw, gap, "lost", rs_is_lost, b);
-    if (g->ref[s] > 0 && s != RS_UTIL && s != RS_SM && s != RS_TENSOR)
+    if (g->ref[s] > 0 && s != RS_UTIL && s != RS_SM && s != RS_TENSOR && s != RS_WAIT)
         sbuf_printf(b, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"><title>%s %.0f %s</title>"
                     "</line>", RS_L, RS_L + pw, RS_Y(g->ref[s]), RS_Y(g->ref[s]), s == RS_MEM ? "total"
                     : s == RS_POWER ? "enforced limit" : "maximum", g->ref[s], m->unit);

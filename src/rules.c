@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
+#include "fmt.h"
 
 static const struct { const char *name, *unit, *meaning; double def; } rules_thresholds[T_COUNT] = {
 #define RULE_T_ROW(id, name, def, unit, meaning) [id] = {name, unit, meaning, def},
@@ -95,11 +96,19 @@ static bool paused(const struct analyze_gpu_stats *s, const struct rule_config *
     return s->idle_gaps >= 1 && s->idle_gaps <= 2 && s->idle_gap_max_s >= T(T_PAUSE_S) && busy >= T(T_HEALTHY_UTIL);
 }
 
+/* The job reports its steps on this GPU, enough of them with a known input wait: its own timing is the
+ * evidence on input, ahead of what the shape of utilization suggests. */
+static bool steps_known(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->steps_ok && s->steps.waited >= T(T_STEPS_MIN) && !isnan(s->steps.wait_share);
+}
+
 /* The GPU waits on its input: swinging or low, recurring (not a pause), and past the job's start-up
- * (launch, NCCL warm-up, autotuning look the same and pass). */
+ * (launch, NCCL warm-up, autotuning look the same and pass). Inferred from utilization only where the
+ * job does not report its steps. */
 static bool starving(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && (swinging(s, c) || (low(s, c) && !paused(s, c))) && !s->warmup;
+    return in_use(s, c) && (swinging(s, c) || (low(s, c) && !paused(s, c))) && !s->warmup && !steps_known(s, c);
 }
 
 /* GPM covers the window (Hopper and newer, and a log that has it). */
@@ -223,9 +232,38 @@ static bool p_swing(const struct analyze_gpu_stats *s, const struct rule_config 
     return starving(s, c) && swinging(s, c) && !cpu_saturated(s, c) && !iowait_high(s, c);
 }
 
+static bool p_input_wait(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return steps_known(s, c) && s->steps.wait_share >= T(T_STEPS_WAIT);
+}
+
+static bool p_input_wait_some(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return steps_known(s, c) && s->steps.wait_share >= T(T_STEPS_WAIT_SOME) && s->steps.wait_share < T(T_STEPS_WAIT);
+}
+
+static bool p_step_jitter(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return steps_known(s, c) && s->steps.p95 >= T(T_STEPS_JITTER) * s->steps.p50;
+}
+
+/* Slower than an earlier window of the same run (not the start-up's slow steps: the best is the fastest). */
+static bool p_steps_slowing(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return steps_known(s, c) && s->step_best_p50 > 0 && s->now - s->step_best_t >= s->window_s &&
+           s->steps.p50 >= T(T_STEPS_SLOWER) * s->step_best_p50;
+}
+
+static bool p_slow_rank(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    (void)c;
+    return s->slow_pid > 0;
+}
+
 static bool p_small_batch(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) && !s->warmup &&
+           !(steps_known(s, c) && s->steps.wait_share >= T(T_STEPS_WAIT)) &&
            s->util_p95 - s->util_p5 <= T(T_STEADY_SPREAD) &&
            !cpu_saturated(s, c) && !iowait_high(s, c) && !p_straggler(s, c);
 }
@@ -410,6 +448,73 @@ static void ev_starving(const struct analyze_gpu_stats *s, const struct rule_con
         sbuf_printf(b, "; PCIe in %.1f MB/s, out %.1f MB/s", s->pcie_rx_mean / 1024, s->pcie_tx_mean / 1024);
 }
 
+static void e_ms(struct sbuf *b, const char *what, double seconds)
+{
+    sbuf_puts(b, what);
+    fmt_duration(b, seconds);
+}
+
+/* The job's steps: "35 steps in 30 s (1.2/s); mean step 180 ms, of which 112 ms waiting; p50 ..., p95 ..." */
+static void e_steps(const struct analyze_gpu_stats *s, struct sbuf *b)
+{
+    const struct stepstat_fig *f = &s->steps;
+    sbuf_printf(b, "%.0f step%s in %.0f s (%.2f/s)", f->steps, f->steps == 1 ? "" : "s", s->span_s, f->rate);
+    if (!isnan(f->step_mean)) {
+        e_ms(b, "; mean step ", f->step_mean);
+        e_ms(b, ", of which ", f->wait_mean);
+        sbuf_puts(b, " waiting");
+    }
+    if (!isnan(f->p50)) {
+        e_ms(b, "; p50 ", f->p50);
+        e_ms(b, ", p95 ", f->p95);
+    }
+}
+
+static void ev_input_wait(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
+{
+    (void)c;
+    sbuf_printf(b, "the training loop waited for its next batch %.0f%% of the time (step timing from the job): ",
+                s->steps.wait_share);
+    e_steps(s, b);
+    if (!isnan(s->util_in_wait) && !isnan(s->util_in_compute))
+        sbuf_printf(b, "; GPU utilization %.0f%% while it waited, %.0f%% while it computed", s->util_in_wait,
+                    s->util_in_compute);
+    else if (!isnan(s->util_mean))
+        sbuf_printf(b, "; GPU utilization mean %.0f%%", s->util_mean);
+    e_job(s, b);
+}
+
+static void ev_steps(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
+{
+    (void)c;
+    e_steps(s, b);
+    if (!isnan(s->steps.wait_share))
+        sbuf_printf(b, "; waiting for input %.0f%% of the time", s->steps.wait_share);
+}
+
+static void ev_slowing(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
+{
+    e_ms(b, "p50 step ", s->steps.p50);
+    sbuf_printf(b, " now, %.2fx", s->steps.p50 / s->step_best_p50);
+    e_ms(b, " the ", s->step_best_p50);
+    sbuf_printf(b, " of the window that ended %.0f s ago; ", s->now - s->step_best_t);
+    ev_steps(s, c, b);
+}
+
+static void ev_slow_rank(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
+{
+    (void)c;
+    if (s->slow_rank >= 0)
+        sbuf_printf(b, "rank %d (pid %d)", s->slow_rank, s->slow_pid);
+    else
+        sbuf_printf(b, "pid %d", s->slow_pid);
+    e_ms(b, ": p50 step ", s->slow_p50);
+    e_ms(b, " against ", s->others_p50);
+    sbuf_printf(b, " on the other %u process%s (median); waiting for input %.0f%% of the time against %.0f%%",
+                s->job_ranks - 1, s->job_ranks == 2 ? "" : "es", isnan(s->slow_wait) ? 0 : s->slow_wait,
+                s->others_wait);
+}
+
 /* GPM's figures, when the window has them. */
 static void e_gpm(const struct analyze_gpu_stats *s, struct sbuf *b)
 {
@@ -518,6 +623,19 @@ const struct rule rule_table[] = {
      "prefetch(AUTOTUNE), DataLoader num_workers and pin_memory), otherwise host-device copies or "
      "synchronization (.item(), logging every step). Run the job under gpumon run to see whether its CPU is "
      "saturated."},
+    {"input-wait", SEV_WARNING, true, p_input_wait, ev_input_wait,
+     "the training loop waits for its input (the job's step timing)",
+     "The loop spends this share of its time waiting for the next batch (the TensorFlow Profiler calls more than "
+     "20% highly input-bound). If the job's CPU is saturated, load in parallel (PyTorch: DataLoader(num_workers=N, "
+     "pin_memory=True, persistent_workers=True, prefetch_factor); tf.data: map(num_parallel_calls=AUTOTUNE), "
+     "prefetch(AUTOTUNE)); if it reads storage, cache the data or move it to local NVMe; cache expensive "
+     "preprocessing once instead of repeating it every epoch."},
+    {"slow-rank", SEV_WARNING, true, p_slow_rank, ev_slow_rank, "one process of the job is slower than the others",
+     "In data-parallel training every step waits for the slowest rank: look at what differs on it (its input "
+     "shard or data loader, its GPU's clocks and temperature, another process on its GPU or CPU cores)."},
+    {"steps-slowing", SEV_WARNING, true, p_steps_slowing, ev_slowing, "training steps take longer than earlier in the run",
+     "Steps slowed down mid-run: look for throttling (clocks, temperature), memory fragmentation or a growing "
+     "graph (tensors kept across steps), a dataset shard on slower storage, or other jobs on the node."},
     {"straggler", SEV_WARNING, true, p_straggler, ev_straggler, "well below its peers",
      "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
      "PCIe link, uneven data sharding, or another process sharing it."},
@@ -542,6 +660,13 @@ const struct rule rule_table[] = {
      "DRAM bandwidth is the limit: fuse element-wise kernels (torch.compile, XLA), keep activations in "
      "bf16/fp16, use a larger batch so weights are reused, prefer fused optimizers and attention kernels "
      "(FlashAttention); bandwidth-bound phases such as embedding lookups may simply be what the model is."},
+    {"input-wait-some", SEV_INFO, true, p_input_wait_some, ev_input_wait,
+     "the training loop waits for its input part of the time (the job's step timing)",
+     "Moderately input-bound (5-20% of the time waiting for input): more prefetching (prefetch(AUTOTUNE), "
+     "DataLoader prefetch_factor) or one or two more loader workers would hide the rest."},
+    {"step-jitter", SEV_INFO, true, p_step_jitter, ev_steps, "step times vary widely",
+     "Uneven steps: variable input sizes (bucket by length), a data loader that stalls now and then, garbage "
+     "collection, or work done every N steps (logging, evaluation, checkpoints) inside the loop."},
     {"pause", SEV_INFO, true, p_pause, ev_pause, "a pause between busy stretches (checkpoint, evaluation, epoch start)",
      "A one-off or periodic stop is not an input stall. If it is checkpointing, save asynchronously "
      "(torch.distributed.checkpoint.async_save, Orbax async checkpoints) or less often; at an epoch's start, keep "

@@ -42,6 +42,13 @@
     X(T_DRAM_HIGH, "dram.high", 70, "%", "DRAM bandwidth (GPM, share of peak) from which the job is memory-bound") \
     X(T_STARTUP_S, "startup.seconds", 60, "s", "after a job starts on a GPU, its start-up: no input verdicts yet") \
     X(T_PAUSE_S, "pause.seconds", 5, "s", "one idle stretch this long between busy stretches is a pause, not a stall") \
+    X(T_STEPS_MIN, "steps.min", 10, "", "steps with a known input wait in the window needed for step verdicts") \
+    X(T_STEPS_WAIT, "steps.wait", 20, "%", \
+      "share of the loop's time waiting for input from which it is input-bound (TensorFlow Profiler: highly)") \
+    X(T_STEPS_WAIT_SOME, "steps.wait_some", 5, "%", "share of the loop's time waiting for input: moderately input-bound") \
+    X(T_STEPS_JITTER, "steps.jitter", 2, "x", "p95 step time this many times the p50 or more: uneven steps") \
+    X(T_STEPS_SLOWER, "steps.slower", 1.3, "x", "p50 step time this many times the run's best window: slowing down") \
+    X(T_RANK_SLOW, "rank.slow", 1.25, "x", "a process's p50 step time this many times the others' median: a slow rank") \
     X(T_MIN_COVERAGE, "min.coverage", 80, "%", "share of the window that data must cover before a verdict") \
     X(T_MIN_SAMPLES, "min.samples", 5, "", "samples needed in the window before a verdict")
 

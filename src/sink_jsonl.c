@@ -7,7 +7,9 @@
  * and when NVML gave a reason other than "not supported", "errors" maps the
  * key to NVML's return code and its text: {"code":4,"text":"Insufficient
  * Permissions"} (the code is what readers use; the text is for people).
- * This is the log format that diagnose and report read back.
+ * Under gpumon run, "steps" lists the training processes that report their
+ * steps, each with the interval's figures (docs/steps-channel.md, "In the
+ * log"). This is the log format that diagnose and report read back.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -106,6 +108,62 @@ static void sink_jsonl_xids(const struct record_gpu *g, struct sbuf *b)
     sbuf_putc(b, ']');
 }
 
+static const char *const jsonl_phases[] = {"none", "wait", "compute", "out"};
+
+static void jsonl_num(struct sbuf *b, const char *key, double v, int decimals)
+{
+    sbuf_puts(b, key);
+    sbuf_put_fixed(b, v, decimals);
+}
+
+/* "steps":[{"pid":..,"rank":..,...,"hist":[[bin,n],...]}], only under gpumon run with reporting processes. */
+static void sink_jsonl_steps(const struct record *r, struct sbuf *b)
+{
+    if (r->nranks == 0)
+        return;
+    sbuf_puts(b, ",\"steps\":[");
+    for (unsigned i = 0; i < r->nranks; i++) {
+        const struct record_rank *k = &r->ranks[i];
+        const int ids[3] = {k->rank, k->local_rank, k->world};
+        const char *const names[3] = {",\"rank\":", ",\"local_rank\":", ",\"world_size\":"};
+        sbuf_puts(b, i ? ",{\"pid\":" : "{\"pid\":");
+        sbuf_put_int(b, k->pid);
+        for (int j = 0; j < 3; j++) {
+            sbuf_puts(b, names[j]);
+            if (ids[j] < 0)
+                sbuf_puts(b, "null");
+            else
+                sbuf_put_int(b, ids[j]);
+        }
+        sbuf_puts(b, ",\"phase\":\"");
+        sbuf_puts(b, jsonl_phases[k->phase < 4 ? k->phase : 0]);
+        sbuf_puts(b, "\",\"n\":");
+        sbuf_put_int(b, k->steps);
+        sbuf_puts(b, ",\"batches\":");
+        sbuf_put_int(b, k->batches);
+        sbuf_puts(b, ",\"waited\":");
+        sbuf_put_int(b, k->waited);
+        jsonl_num(b, ",\"step_s\":", k->step_s, 6);
+        jsonl_num(b, ",\"wait_s\":", k->wait_s, 6);
+        jsonl_num(b, ",\"in_wait_s\":", k->in_wait_s, 6);
+        jsonl_num(b, ",\"in_compute_s\":", k->in_compute_s, 6);
+        sbuf_puts(b, ",\"dropped\":");
+        sbuf_put_int(b, (long long)k->dropped);
+        sbuf_puts(b, ",\"bad\":");
+        sbuf_put_int(b, (long long)k->bad);
+        sbuf_puts(b, ",\"hist\":[");
+        for (unsigned h = 0; h < k->nbins; h++) {
+            sbuf_puts(b, h ? ",[" : "[");
+            sbuf_put_int(b, k->bins[h].bin);
+            sbuf_putc(b, ',');
+            sbuf_put_int(b, k->bins[h].n);
+            sbuf_putc(b, ']');
+        }
+        sbuf_puts(b, "]}");
+    }
+    sbuf_putc(b, ']');
+}
+
 static void sink_jsonl_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
     char ts[32];
@@ -146,7 +204,9 @@ static void sink_jsonl_record(const struct sink *s, const struct record *r, stru
             sink_jsonl_processes(rg, b);
         sbuf_putc(b, '}');
     }
-    sbuf_puts(b, "]}\n");
+    sbuf_putc(b, ']');
+    sink_jsonl_steps(r, b);
+    sbuf_puts(b, "}\n");
 }
 
 const struct sink_ops sink_jsonl = {"jsonl", sink_jsonl_begin, sink_jsonl_record};

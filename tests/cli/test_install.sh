@@ -9,6 +9,13 @@ for f in bin/gpumon share/man/man1/gpumon.1 lib/gpumon/sim/libnvidia-ml.so.1 sha
          share/gpumon/deploy/grafana/gpumon-dashboard.json; do
   [ -f "$T/prefix/$f" ] && ok || fail "not installed: $f"
 done
+# the Python package, where the prefix's interpreter looks; importable, and a no-op outside gpumon run
+pkg=$(ls -d "$T"/prefix/lib/python3*/*-packages/gpumon 2>/dev/null | head -1)
+[ -f "$pkg/__init__.py" ] && [ -f "$pkg/torch.py" ] && [ -f "$pkg/keras.py" ] && [ -f "$pkg/notebook.py" ] && ok ||
+  fail "the Python package is not installed under $T/prefix/lib/python3*/*-packages"
+out=$(cd "$T" && env -u GPUMON_STEPS PYTHONPATH="$(dirname "$pkg")" "$PY" -c \
+  'import gpumon; print(gpumon.__file__, gpumon.enabled()); gpumon.mark("data"); gpumon.mark("compute")')
+expect_match "installed Python package: imported from the prefix, off outside gpumon run" "$out" "^$T/prefix/.*gpumon/__init__.py False$"
 [ ! -e "$T/prefix/bin/nvidia-smi" ] && ok || fail "nvidia-smi link installed without being asked for"
 if [ "$HAVE_SERVE" = 1 ]; then
   [ -f "$T/prefix/lib/gpumon/gpumon-serve.so" ] && ok || fail "not installed: lib/gpumon/gpumon-serve.so"

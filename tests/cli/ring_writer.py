@@ -1,0 +1,94 @@
+"""Writes step rings by hand (docs/steps-channel.md), independently of python/gpumon, for test_steps.sh.
+
+ring_writer.py DIR MODE
+  bad-entries  a valid ring with invalid entries among good ones (unknown type, time going back,
+               a zero count, a time far in the future), then good steps
+  overflow     a 64-slot ring filled faster than gpumon reads it: entries are dropped and counted
+  bad-files    files named like rings that are not (wrong magic, short, wrong size, wrong pid,
+               a FIFO, a directory, a symbolic link)
+Steps take 20 ms (10 ms waiting, 10 ms computing); the process stays alive SECONDS (env, default 3).
+"""
+import os
+import struct
+import sys
+import time
+
+CHECK = 0x9E3779B97F4A7C15
+MASK = (1 << 64) - 1
+
+
+class Ring:
+    def __init__(self, d, nslots=1024, pid=None, magic=b"GPUMSTP1", size=None):
+        self.pid = os.getpid()
+        name = "%d-%08x.ring" % (self.pid, int.from_bytes(os.urandom(4), "little"))
+        self.n = nslots
+        tmp = os.path.join(d, "." + name + ".tmp")
+        fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        os.ftruncate(fd, size if size is not None else 64 + 24 * nslots)
+        hdr = magic + struct.pack("<IIIIiiii", 1, 64, 24, nslots, pid or self.pid, 0, 0, 1)
+        os.pwrite(fd, hdr, 0)
+        self.fd = fd
+        self.seq = 0
+        os.rename(tmp, os.path.join(d, name))
+
+    def consumed(self):
+        return struct.unpack("<Q", os.pread(self.fd, 8, 48))[0]
+
+    def put(self, kind, t=None, count=1):
+        t = time.monotonic_ns() if t is None else t
+        if self.seq + 1 - self.consumed() > self.n:
+            dropped = struct.unpack("<Q", os.pread(self.fd, 8, 40))[0]
+            os.pwrite(self.fd, struct.pack("<Q", dropped + 1), 40)
+            return False
+        self.seq += 1
+        tn = (ord(kind) | (count << 8)) & MASK
+        os.pwrite(self.fd, struct.pack("<QQQ", t, tn, (self.seq ^ t ^ tn ^ CHECK) & MASK),
+                  64 + 24 * ((self.seq - 1) % self.n))
+        return True
+
+
+def steps(r, n):
+    for _ in range(n):
+        r.put("w")
+        time.sleep(0.01)
+        r.put("c")
+        time.sleep(0.01)
+    r.put("o")
+
+
+def main():
+    d, mode = sys.argv[1], sys.argv[2]
+    stay = float(os.environ.get("SECONDS_ALIVE", "3"))
+    if mode == "bad-entries":
+        r = Ring(d)
+        r.put("w")
+        r.put("x")                                   # unknown type
+        r.put("c", t=time.monotonic_ns() - 10**9)    # time going back
+        r.put("c", count=0)                          # a step of no batches
+        r.put("c", t=time.monotonic_ns() + 60 * 10**9)   # a minute ahead
+        steps(r, 50)
+    elif mode == "overflow":
+        r = Ring(d, nslots=64)
+        t = time.monotonic_ns()
+        for i in range(1000):
+            r.put("w" if i % 2 == 0 else "c", t=t + i * 1000)
+        r.put("o", t=t + 1000 * 1000)
+    elif mode == "bad-files":
+        pid = os.getpid()
+        def name(k):
+            return os.path.join(d, "%d-%08x.ring" % (pid, k))
+        Ring(d, magic=b"NOTARING")
+        with open(name(1), "wb") as f:
+            f.write(b"GPUMSTP1")                     # shorter than a header
+        Ring(d, size=64 + 24 * 1024 + 5)             # size does not match the slot count
+        Ring(d, pid=pid + 1)                         # names another process
+        os.mkfifo(name(2))
+        os.mkdir(name(3))
+        os.symlink("/etc/passwd", name(4))
+        r = Ring(d)                                  # and one good ring beside them
+        steps(r, 30)
+    time.sleep(stay)
+
+
+if __name__ == "__main__":
+    main()
