@@ -13,6 +13,8 @@ the ring holds, and before each run the ring is read back and drained, as gpumon
 the write path, not the dropping of entries into a full ring. When GPUMON names the gpumon binary,
 the loop is also timed under `$GPUMON run --sim --interval 10ms`, gpumon itself reading the ring
 (the script waits for gpumon's next sample between runs), and gpumon's step summary is shown.
+With GPUMON set, gpumon run's own CPU is also measured with a job stepping 1,000 times a second,
+against the same run with --no-steps (the ratio is gpumon's cost of reading the rings).
 Usage: bench/steps_cost.py        (GPUMON=build/gpumon bench/steps_cost.py: also under gpumon run)
 """
 import json
@@ -170,6 +172,50 @@ def under_gpumon(binary):
     return costs, "; ".join(line.strip() for line in p.stderr.splitlines() if "Step channel" in line)
 
 
+PACED_RATE = 1000     # steps per second of the paced job
+PACED_SECONDS = 8
+
+
+def paced(rate, seconds):
+    """A job stepping at `rate` steps per second (busy-waiting to each step's start, so the pace holds on
+    a loaded machine); at its end it prints its parent's (gpumon's) own CPU seconds from /proc (the sum
+    of its threads' schedstat, in nanoseconds), which exclude the job's."""
+    step, t = 1.0 / rate, time.monotonic()
+    end = t + seconds
+    n = 0
+    while t < end:
+        with gpumon.step():
+            pass
+        n += 1
+        t += step
+        while time.monotonic() < t:
+            pass
+    ns = 0
+    task = "/proc/%d/task" % os.getppid()
+    for tid in os.listdir(task):   # nanoseconds on CPU, thread by thread (schedstat's first field)
+        with open(os.path.join(task, tid, "schedstat")) as f:
+            ns += int(f.read().split()[0])
+    print(json.dumps({"steps": n, "gpumon_cpu_s": ns / 1e9}))
+
+
+def gpumon_cpu(binary):
+    """gpumon run's own CPU per second with a job at PACED_RATE steps/s, with the step channel and
+    without it (--no-steps), interleaved, best of 3 each; None when the runs fail."""
+    best = {}
+    for _ in range(3):
+        for steps in (True, False):
+            cmd = [binary, "run", "--sim"] + ([] if steps else ["--no-steps"]) + \
+                  ["--", sys.executable, os.path.abspath(__file__), "--paced", str(PACED_RATE), str(PACED_SECONDS)]
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
+            if p.returncode != 0 or not lines:
+                return None
+            got = json.loads(lines[-1])
+            cpu = got["gpumon_cpu_s"] / PACED_SECONDS
+            best[steps] = min(best.get(steps, cpu), cpu)
+    return best
+
+
 def show(title, costs, target_ns):
     print(title)
     print("  %-44s %10.1f ns" % ("bare loop, per step (the baseline)", costs["bare loop"]))
@@ -194,6 +240,15 @@ def main():
         else:
             show("under %s run --sim --interval 10ms: gpumon reads the ring" % binary, under, INSIDE_TARGET_NS)
             print("  %-44s %s" % ("gpumon's summary", note))
+        cpu = gpumon_cpu(binary)
+        if cpu:
+            print("gpumon run's own CPU with a job at %d steps/s (default 1 s interval, %d s runs, best of 3):"
+                  % (PACED_RATE, PACED_SECONDS))
+            print("  %-44s %10.2f ms per second" % ("with the step channel", cpu[True] * 1e3))
+            print("  %-44s %10.2f ms per second" % ("without it (--no-steps), the baseline", cpu[False] * 1e3))
+            print("ratio: gpumon run's CPU with steps at %d/s is %.2fx the same run without the channel "
+                  "(+%.2f ms of CPU per second)" % (PACED_RATE, cpu[True] / cpu[False] if cpu[False] else float("nan"),
+                                                    (cpu[True] - cpu[False]) * 1e3))
     name = VARIANTS[0][0]
     for where, c in (("outside", out), ("inside", ins)):
         print("ratio: %s, %s makes an empty loop step %.0fx as long (%.0f ns added to %.1f ns); on a 1 ms "
@@ -204,5 +259,7 @@ def main():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--inner"]:
         print(json.dumps(inner()))
+    elif sys.argv[1:2] == ["--paced"]:
+        paced(float(sys.argv[2]), float(sys.argv[3]))
     else:
         main()

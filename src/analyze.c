@@ -560,8 +560,9 @@ static void analyze_host_stats(const struct analyzer *a, struct analyze_gpu_stat
     s->job_read_kbs = nr ? rd / nr : NAN;
 }
 
-/* The job's steps on this GPU; utilization while its loop waited and computed where the phases are
- * long enough against the sampling interval to tell apart (a mean step of two intervals or more). */
+/* The job's steps on this GPU; utilization (and SM activity) while its loop waited and computed,
+ * weighted by each record's phase time, where the phases are long enough against the sampling
+ * interval to tell apart (a mean step of two intervals or more). */
 static void analyze_step_stats(struct analyzer *a, struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
     s->step_best_p50 = s->step_best_t = NAN;
@@ -578,17 +579,23 @@ static void analyze_step_stats(struct analyzer *a, struct analyze_gpu *g, struct
         g->best_p50 = s->steps.p50;
         g->best_t = a->now;
     }
-    double uw = 0, w = 0, uc = 0, c = 0;
+    s->sm_in_wait = s->sm_in_compute = NAN;
+    if (g->n < 2 || !(s->steps.step_mean >= 2 * s->span_s / (g->n - 1)))
+        return;
+    double sum[2][4] = {{0}};   /* utilization, SM activity: [sum while waiting, time, sum computing, time] */
     for (unsigned k = 0; k < g->n; k++) {
         const struct analyze_point *p = &g->ring[(g->head + k) % g->cap];
-        if (isnan(p->util))
-            continue;
-        uw += p->util * p->in_wait, w += p->in_wait;
-        uc += p->util * p->in_compute, c += p->in_compute;
+        const float v[2] = {p->util, p->sm_act};
+        for (int j = 0; j < 2; j++)
+            if (!isnan(v[j])) {
+                sum[j][0] += v[j] * p->in_wait, sum[j][1] += p->in_wait;
+                sum[j][2] += v[j] * p->in_compute, sum[j][3] += p->in_compute;
+            }
     }
-    if (g->n >= 2 && s->steps.step_mean >= 2 * s->span_s / (g->n - 1)) {
-        s->util_in_wait = w > 0 ? uw / w : NAN;
-        s->util_in_compute = c > 0 ? uc / c : NAN;
+    double *out[2][2] = {{&s->util_in_wait, &s->util_in_compute}, {&s->sm_in_wait, &s->sm_in_compute}};
+    for (int j = 0; j < 2; j++) {
+        *out[j][0] = sum[j][1] > 0 ? sum[j][0] / sum[j][1] : NAN;
+        *out[j][1] = sum[j][3] > 0 ? sum[j][2] / sum[j][3] : NAN;
     }
 }
 

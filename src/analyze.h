@@ -76,6 +76,7 @@ struct analyze_gpu_stats {
     struct stepstat_fig steps;
     double step_best_p50, step_best_t; /* the fastest p50 of an earlier full window, and when; NAN none */
     double util_in_wait, util_in_compute;   /* mean utilization while the loop waited / computed; NAN unknown */
+    double sm_in_wait, sm_in_compute;       /* the same of SM activity (GPM) */
     /* a job of several processes: the slowest against the others (its GPU's stats only; pid 0: none) */
     int slow_pid, slow_rank;
     unsigned job_ranks;

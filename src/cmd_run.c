@@ -79,7 +79,7 @@ static const int run_child_ended[] = {SIGCHLD, 0};
 
 const struct cmd_entry cmd_run_entry = {
     .name = "run",
-    .usage = "[OPTIONS] -- CMD [ARGS...]",
+    .usage = "[OPTIONS] -- CMD [ARGS...]  |  gpumon run --attach PID [OPTIONS]",
     .summary = "run a training command, watch its GPUs and processes, explain low utilization",
     .about = "Run a training command, monitor the GPUs and the command's whole process tree (CPU in cores,\n"
              "busiest process, RSS), and explain low utilization as it happens: each verdict change is printed\n"

@@ -479,6 +479,9 @@ static void ev_input_wait(const struct analyze_gpu_stats *s, const struct rule_c
     if (!isnan(s->util_in_wait) && !isnan(s->util_in_compute))
         sbuf_printf(b, "; GPU utilization %.0f%% while it waited, %.0f%% while it computed", s->util_in_wait,
                     s->util_in_compute);
+    if (!isnan(s->sm_in_wait) && !isnan(s->sm_in_compute))
+        sbuf_printf(b, "; SM activity %.0f%% while it waited, %.0f%% while it computed (GPM)", s->sm_in_wait,
+                    s->sm_in_compute);
     else if (!isnan(s->util_mean))
         sbuf_printf(b, "; GPU utilization mean %.0f%%", s->util_mean);
     e_job(s, b);

@@ -15,6 +15,7 @@
 
 struct stepstat_bucket {
     double t, dt;                         /* the latest record's time; the time its records cover */
+    double timed;                         /* steps in records whose interval is known (the rate's) */
     double steps, waited, step_s, wait_s, in_wait, in_compute;
     unsigned nbins;
     struct { uint16_t bin; uint32_t n; } bins[RECORD_STEP_BINS];
@@ -25,7 +26,7 @@ struct stepstat_proc {
     struct stepstat_bucket *ring;
     unsigned cap, head, n;
     struct stepstat_bucket last;          /* the latest record's figures */
-    double run_span, run_steps, run_waited, run_step_s, run_wait_s, run_in_wait, run_in_compute;
+    double run_span, run_timed, run_steps, run_waited, run_step_s, run_wait_s, run_in_wait, run_in_compute;
     unsigned long long run_hist[RECORD_STEP_NBINS];
 };
 
@@ -114,12 +115,14 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
         p->id.phase = k->phase;
         p->id.dropped = k->dropped, p->id.bad = k->bad;
         p->id.last_t = t;
-        p->last = (struct stepstat_bucket){.t = t, .dt = dt, .steps = k->steps, .waited = k->waited, .step_s = k->step_s,
+        double timed = dt > 0 ? k->steps : 0;   /* the first record's interval is unknown */
+        p->last = (struct stepstat_bucket){.t = t, .dt = dt, .timed = timed, .steps = k->steps, .waited = k->waited, .step_s = k->step_s,
                                            .wait_s = k->wait_s, .in_wait = k->in_wait_s,
                                            .in_compute = k->in_compute_s};
         bool looping = k->steps || k->in_wait_s + k->in_compute_s > 0;   /* time out of the loop is not a step's */
         if (looping)
             p->run_span += dt;
+        p->run_timed += timed;
         p->run_steps += k->steps, p->run_waited += k->waited, p->run_step_s += k->step_s;
         p->run_wait_s += k->wait_s, p->run_in_wait += k->in_wait_s, p->run_in_compute += k->in_compute_s;
         for (unsigned b = 0; b < k->nbins; b++)
@@ -142,6 +145,7 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
         }
         last->t = t;
         last->dt += looping ? dt : 0;
+        last->timed += timed;
         last->steps += k->steps, last->waited += k->waited, last->step_s += k->step_s, last->wait_s += k->wait_s;
         last->in_wait += k->in_wait_s, last->in_compute += k->in_compute_s;
         stepstat_bins_add(last, k);
@@ -161,7 +165,7 @@ static double stepstat_pct(const unsigned long long *hist, double n, double pct)
 
 /* Adds process p's window (buckets after now - window) to f, hist and the sums; returns the time it covers. */
 static double stepstat_window(const struct stepstat *ss, const struct stepstat_proc *p, double now,
-                              struct stepstat_fig *f, unsigned long long *hist, double *step_s, double *wait_s)
+                              struct stepstat_fig *f, unsigned long long *hist, double *sums)
 {
     double span = 0;
     for (unsigned j = 0; j < p->n; j++) {
@@ -171,21 +175,22 @@ static double stepstat_window(const struct stepstat *ss, const struct stepstat_p
         span += b->dt;
         f->steps += b->steps, f->waited += (unsigned long long)b->waited;
         f->in_wait_s += b->in_wait, f->in_compute_s += b->in_compute;
-        *step_s += b->step_s, *wait_s += b->wait_s;
+        sums[0] += b->step_s, sums[1] += b->wait_s, sums[2] += b->timed;
         for (unsigned i = 0; i < b->nbins; i++)
             hist[b->bins[i].bin] += b->bins[i].n;
     }
     return fmin(span, ss->window_s);
 }
 
-/* Rates, percentiles, means and the wait share from the sums; span: the time they cover. */
-static void stepstat_finish(struct stepstat_fig *f, const unsigned long long *hist, double span, double step_s,
-                            double wait_s)
+/* Rates, percentiles, means and the wait share from the sums (step time, wait, steps of known
+ * intervals); span: the time they cover. */
+static void stepstat_finish(struct stepstat_fig *f, const unsigned long long *hist, double span, const double *sums)
 {
+    double step_s = sums[0], wait_s = sums[1];
     double nh = 0;
     for (unsigned b = 0; b < RECORD_STEP_NBINS; b++)
         nh += (double)hist[b];
-    f->rate = span > 0 ? f->steps / span : NAN;
+    f->rate = span > 0 ? sums[2] / span : NAN;
     f->p50 = stepstat_pct(hist, nh, 50);
     f->p95 = stepstat_pct(hist, nh, 95);
     f->step_mean = f->waited ? step_s / (double)f->waited : NAN;
@@ -201,13 +206,14 @@ void stepstat_rank(const struct stepstat *ss, unsigned i, double now, struct ste
     memset(&out->win, 0, sizeof out->win);
     memset(&out->run, 0, sizeof out->run);
     unsigned long long hist[RECORD_STEP_NBINS] = {0};
-    double step_s = 0, wait_s = 0;
-    double span = stepstat_window(ss, p, now, &out->win, hist, &step_s, &wait_s);
-    stepstat_finish(&out->win, hist, span, step_s, wait_s);
+    double sums[3] = {0};
+    double span = stepstat_window(ss, p, now, &out->win, hist, sums);
+    stepstat_finish(&out->win, hist, span, sums);
     struct stepstat_fig *r = &out->run;
     r->steps = p->run_steps, r->waited = (unsigned long long)p->run_waited;
     r->in_wait_s = p->run_in_wait, r->in_compute_s = p->run_in_compute;
-    stepstat_finish(r, p->run_hist, p->run_span, p->run_step_s, p->run_wait_s);
+    const double run[3] = {p->run_step_s, p->run_wait_s, p->run_timed};
+    stepstat_finish(r, p->run_hist, p->run_span, run);
 }
 
 static bool stepstat_on(const struct stepstat_proc *p, unsigned gpu)
@@ -219,20 +225,20 @@ bool stepstat_gpu(const struct stepstat *ss, unsigned gpu, double now, struct st
 {
     memset(out, 0, sizeof *out);
     unsigned long long hist[RECORD_STEP_NBINS] = {0};
-    double step_s = 0, wait_s = 0, span = 0;
+    double sums[3] = {0}, span = 0;
     bool any = false;
     for (unsigned i = 0; i < ss->n; i++)
         if (stepstat_on(&ss->p[i], gpu) && ss->p[i].id.last_t > now - ss->window_s) {
-            span = fmax(span, stepstat_window(ss, &ss->p[i], now, out, hist, &step_s, &wait_s));
+            span = fmax(span, stepstat_window(ss, &ss->p[i], now, out, hist, sums));
             any = true;
         }
-    stepstat_finish(out, hist, span, step_s, wait_s);
+    stepstat_finish(out, hist, span, sums);
     return any;
 }
 
 bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fig *out)
 {
-    double step_s = 0, wait_s = 0, dt = 0;
+    double sums[3] = {0}, dt = 0;
     bool any = false;
     memset(out, 0, sizeof *out);
     for (unsigned i = 0; i < ss->n; i++) {
@@ -242,9 +248,9 @@ bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fi
         any = true;
         out->steps += b->steps, out->waited += (unsigned long long)b->waited;
         out->in_wait_s += b->in_wait, out->in_compute_s += b->in_compute;
-        step_s += b->step_s, wait_s += b->wait_s, dt = fmax(dt, b->dt);
+        sums[0] += b->step_s, sums[1] += b->wait_s, sums[2] += b->timed, dt = fmax(dt, b->dt);
     }
     unsigned long long none[RECORD_STEP_NBINS] = {0};
-    stepstat_finish(out, none, dt, step_s, wait_s);
+    stepstat_finish(out, none, dt, sums);
     return any;
 }

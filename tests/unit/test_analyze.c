@@ -55,6 +55,152 @@ static struct rule_config config(double window)
     return c;
 }
 
+/* Two GPUs at 90%, and the given processes' steps: each takes step seconds, wait of it waiting. */
+static struct record_rank ranks[4];
+static void feed_steps(struct analyzer *a, double t, unsigned nr, const int *pids, const int *local,
+                       const double *step, const double *wait, int proc_on_gpu1)
+{
+    memset(gpus, 0, sizeof gpus);
+    memset(&rec, 0, sizeof rec);
+    rec.time.tv_sec = (time_t)t;
+    rec.ngpus = 2;
+    rec.gpus = gpus;
+    for (unsigned g = 0; g < 2; g++) {
+        gpus[g].index = g;
+        set_i(&gpus[g], M_UTIL_GPU, 90);
+        set_i(&gpus[g], M_MEM_USED, 500);
+        set_i(&gpus[g], M_MEM_TOTAL, 1000);
+        set_i(&gpus[g], M_PROC_COUNT, 1);
+    }
+    if (proc_on_gpu1) {
+        gpus[1].nprocs = 1;
+        gpus[1].procs[0].pid = (unsigned)proc_on_gpu1;
+    }
+    for (unsigned i = 0; i < nr; i++) {
+        unsigned n = (unsigned)(1 / step[i]);
+        ranks[i] = (struct record_rank){.pid = pids[i], .rank = local[i], .local_rank = local[i], .world = (int)nr,
+                                        .phase = SP_COMPUTE, .steps = n, .batches = n, .waited = n,
+                                        .step_s = n * step[i], .wait_s = n * wait[i], .in_wait_s = n * wait[i],
+                                        .in_compute_s = n * (step[i] - wait[i]), .nbins = 1};
+        ranks[i].bins[0].bin = (uint16_t)record_step_bin(step[i]);
+        ranks[i].bins[0].n = n;
+    }
+    rec.nranks = nr;
+    rec.ranks = ranks;
+    analyze_feed(a, &rec);
+}
+
+static void test_steps(void **state)
+{
+    (void)state;
+    struct rule_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    const int pids[2] = {100, 200}, local[2] = {0, 1};
+    const double step[2] = {0.1, 0.2}, wait[2] = {0.02, 0.1};
+    for (int t = 0; t <= 40; t++)
+        feed_steps(a, 1000 + t, 2, pids, local, step, wait, 0);
+    struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+    analyze_stats(a, s);
+    /* by local rank: rank 0 on GPU 0, rank 1 on GPU 1 */
+    assert_true(s[0].steps_ok && s[1].steps_ok);
+    assert_float_equal(s[0].steps.wait_share, 20, 1e-9);
+    assert_float_equal(s[1].steps.wait_share, 50, 1e-9);
+    assert_float_equal(s[0].steps.rate, 10, 0.01);
+    assert_float_equal(s[0].steps.step_mean, 0.1, 1e-9);
+    assert_float_equal(s[0].steps.wait_mean, 0.02, 1e-9);
+    assert_float_equal(s[0].steps.p50, 0.1, 0.1 * 0.022);
+    assert_float_equal(s[1].steps.p95, 0.2, 0.2 * 0.022);
+    assert_float_equal(s[0].steps.steps, 300, 1e-9);   /* the 30 records in the window */
+    /* the slower process is named on its own GPU only */
+    assert_int_equal(s[1].slow_pid, 200);
+    assert_int_equal(s[1].slow_rank, 1);
+    assert_float_equal(s[1].others_p50, s[0].steps.p50, 1e-9);
+    assert_int_equal(s[0].slow_pid, 0);
+    assert_int_equal(s[0].job_ranks, 2);
+    /* the best p50 is kept; the same pace is not slower */
+    assert_float_equal(s[0].step_best_p50, s[0].steps.p50, 1e-9);
+    /* whole run */
+    struct stepstat_rank r;
+    stepstat_rank(analyze_steps(a), 0, analyze_now(a), &r);
+    assert_float_equal(r.run.steps, 410, 1e-9);
+    assert_float_equal(r.run.rate, 10, 0.01);
+    assert_int_equal(r.gpu, 0);
+    analyze_free(a);
+
+    /* one process seen on GPU 1's process list: there, even with its local rank 0 */
+    a = analyze_new(&c);
+    for (int t = 0; t <= 40; t++)
+        feed_steps(a, 1000 + t, 2, pids, local, step, wait, t < 5 ? 100 : 0);
+    analyze_stats(a, s);
+    stepstat_rank(analyze_steps(a), 0, analyze_now(a), &r);
+    assert_int_equal(r.gpu, 1);
+    assert_float_equal(s[1].steps.wait_share, (20 * 0.1 * 10 + 50 * 0.2 * 5) / (0.1 * 10 + 0.2 * 5), 1e-9);
+    analyze_free(a);
+
+    /* one process, its pid on no GPU: its steps count for every GPU */
+    a = analyze_new(&c);
+    for (int t = 0; t <= 40; t++)
+        feed_steps(a, 1000 + t, 1, pids, local, step, wait, 0);
+    analyze_stats(a, s);
+    assert_true(s[0].steps_ok && s[1].steps_ok);
+    assert_float_equal(s[1].steps.wait_share, 20, 1e-9);
+    assert_int_equal(s[0].slow_pid, 0);
+    /* it stops reporting: its figures leave with the window */
+    for (int t = 41; t <= 80; t++)
+        feed_steps(a, 1000 + t, 0, pids, local, step, wait, 0);
+    analyze_stats(a, s);
+    assert_false(s[0].steps_ok);
+    analyze_free(a);
+}
+
+/* Long steps (6 s: 3 waiting, 3 computing, sampled every second): utilization while the loop waited and
+ * while it computed, told apart; short steps against the interval: not claimed. */
+static void test_steps_phases(void **state)
+{
+    (void)state;
+    struct rule_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    for (int t = 0; t <= 60; t++) {
+        bool waiting = t % 6 < 3;
+        memset(gpus, 0, sizeof gpus);
+        memset(&rec, 0, sizeof rec);
+        rec.time.tv_sec = 1000 + t;
+        rec.ngpus = 1;
+        rec.gpus = gpus;
+        set_i(&gpus[0], M_UTIL_GPU, waiting ? 5 : 95);
+        gpus[0].v[M_GPM_SM_ACTIVE] = (struct value){.state = VS_OK, .u.f = waiting ? 1 : 70};
+        ranks[0] = (struct record_rank){.pid = 7, .rank = -1, .local_rank = -1, .world = -1,
+                                        .phase = waiting ? SP_WAIT : SP_COMPUTE,
+                                        .in_wait_s = waiting ? 1 : 0, .in_compute_s = waiting ? 0 : 1};
+        if (t % 6 == 0 && t > 0) {   /* a step ends as the next wait begins */
+            ranks[0].steps = ranks[0].waited = 1;
+            ranks[0].step_s = 6, ranks[0].wait_s = 3;
+            ranks[0].nbins = 1;
+            ranks[0].bins[0].bin = (uint16_t)record_step_bin(6);
+            ranks[0].bins[0].n = 1;
+        }
+        rec.nranks = 1;
+        rec.ranks = ranks;
+        analyze_feed(a, &rec);
+    }
+    struct analyze_gpu_stats s = stats(a);
+    assert_float_equal(s.steps.wait_share, 50, 4);
+    assert_float_equal(s.util_in_wait, 5, 1e-6);
+    assert_float_equal(s.util_in_compute, 95, 1e-6);
+    assert_float_equal(s.sm_in_wait, 1, 1e-6);
+    assert_float_equal(s.sm_in_compute, 70, 1e-6);
+    analyze_free(a);
+    /* 100 ms steps sampled every second: the phases blur, nothing is said */
+    a = analyze_new(&c);
+    const int pid[1] = {7}, local[1] = {-1};
+    const double step[1] = {0.1}, wait[1] = {0.05};
+    for (int t = 0; t <= 40; t++)
+        feed_steps(a, 1000 + t, 1, pid, local, step, wait, 0);
+    s = stats(a);
+    assert_true(isnan(s.util_in_wait) && isnan(s.util_in_compute));
+    analyze_free(a);
+}
+
 static void test_percentiles(void **state)
 {
     (void)state;
@@ -254,6 +400,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_steps),
+        cmocka_unit_test(test_steps_phases),
         cmocka_unit_test(test_window_and_coverage),
         cmocka_unit_test(test_idle_gaps),
         cmocka_unit_test(test_idle_gap_phase),

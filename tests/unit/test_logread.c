@@ -138,6 +138,71 @@ static void test_round_trip(void **state)
     logread_close(lr);
 }
 
+/* Step records survive the round trip; malformed ones are clear errors. */
+static void test_steps(void **state)
+{
+    (void)state;
+    static const char with_steps[] =
+        "{\"timestamp\":\"2026-11-29T21:03:04.567Z\",\"gpus\":[{\"index\":0}],\"steps\":[{\"pid\":42,\"rank\":1,"
+        "\"local_rank\":1,\"world_size\":null,\"phase\":\"compute\",\"n\":12,\"batches\":48,\"waited\":11,"
+        "\"step_s\":2.2,\"wait_s\":1.3,\"in_wait_s\":0.6,\"in_compute_s\":0.4,\"dropped\":3,\"bad\":1,"
+        "\"hist\":[[279,5],[281,6]]}]}";
+    struct logread *lr;
+    struct record r;
+    char err[512];
+    enum metric_id ids[1] = {M_INDEX};
+    struct sink sk = {&sink_jsonl, ids, 1, false, false, 0};
+    struct sbuf a, b;
+    sbuf_init(&a);
+    sbuf_init(&b);
+    assert_int_equal(logread_open(&lr, "/dev/null", err, sizeof err), 0);
+    assert_int_equal(logread_parse(lr, with_steps, strlen(with_steps), &r, err, sizeof err), 0);
+    assert_int_equal(r.nranks, 1);
+    assert_int_equal(r.ranks[0].pid, 42);
+    assert_int_equal(r.ranks[0].rank, 1);
+    assert_int_equal(r.ranks[0].world, -1);
+    assert_int_equal(r.ranks[0].phase, SP_COMPUTE);
+    assert_int_equal(r.ranks[0].batches, 48);
+    assert_int_equal(r.ranks[0].nbins, 2);
+    assert_int_equal(r.ranks[0].bins[1].bin, 281);
+    assert_true(r.ranks[0].dropped == 3 && r.ranks[0].bad == 1);
+    sink_jsonl.record(&sk, &r, &a);
+    assert_int_equal(logread_parse(lr, a.data, a.len - 1, &r, err, sizeof err), 0);
+    sink_jsonl.record(&sk, &r, &b);
+    assert_string_equal(a.data, b.data);
+    static const struct { const char *steps, *msg; } bad[] = {
+        {"{}", "\"steps\" is not an array"},
+        {"[1]", "steps[0] needs an integer \"pid\""},
+        {"[{\"pid\":0}]", "steps[0] needs an integer \"pid\""},
+        {"[{\"pid\":1,\"n\":-1,\"batches\":0,\"waited\":0,\"step_s\":0,\"wait_s\":0,\"in_wait_s\":0,"
+         "\"in_compute_s\":0}]", "steps[0] needs ids"},
+        {"[{\"pid\":1,\"n\":1,\"batches\":0,\"waited\":2,\"step_s\":0,\"wait_s\":0,\"in_wait_s\":0,"
+         "\"in_compute_s\":0}]", "steps[0] needs ids"},
+        {"[{\"pid\":1,\"rank\":-2,\"n\":1,\"batches\":0,\"waited\":0,\"step_s\":0,\"wait_s\":0,"
+         "\"in_wait_s\":0,\"in_compute_s\":0}]", "steps[0] needs ids"},
+        {"[{\"pid\":1,\"n\":1,\"batches\":0,\"waited\":0,\"step_s\":\"x\",\"wait_s\":0,\"in_wait_s\":0,"
+         "\"in_compute_s\":0}]", "steps[0] needs ids"},
+        {"[{\"pid\":1,\"n\":1,\"batches\":0,\"waited\":0,\"step_s\":0,\"wait_s\":0,\"in_wait_s\":0,"
+         "\"in_compute_s\":1e999}]", "steps[0] needs ids"},
+        {"[{\"pid\":1,\"n\":1,\"batches\":0,\"waited\":0,\"step_s\":0,\"wait_s\":0,\"in_wait_s\":0,"
+         "\"in_compute_s\":0,\"hist\":[[512,1]]}]", "steps[0] \"hist\" holds [bin, count] pairs"},
+        {"[{\"pid\":1,\"n\":1,\"batches\":0,\"waited\":0,\"step_s\":0,\"wait_s\":0,\"in_wait_s\":0,"
+         "\"in_compute_s\":0,\"hist\":[3]}]", "steps[0] \"hist\" holds [bin, count] pairs"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char line[1024];
+        snprintf(line, sizeof line, "{\"timestamp\":\"2026-11-29T21:03:04.567Z\",\"gpus\":[],\"steps\":%s}",
+                 bad[i].steps);
+        err[0] = '\0';
+        assert_int_equal(logread_parse(lr, line, strlen(line), &r, err, sizeof err), -1);
+        if (!strstr(err, bad[i].msg))
+            fail_msg("%s: got \"%s\", expected \"%s\"", bad[i].steps, err, bad[i].msg);
+    }
+    sbuf_free(&a);
+    sbuf_free(&b);
+    logread_close(lr);
+}
+
 static char *write_tmp(const char *text)
 {
     static char path[64];
@@ -194,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_parse_line),
         cmocka_unit_test(test_errors_by_code),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_steps),
         cmocka_unit_test(test_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

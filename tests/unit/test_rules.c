@@ -55,7 +55,23 @@ static struct analyze_gpu_stats base(void)
     s.job_procs = -1;
     s.sm_active_mean = s.sm_occupancy_mean = s.tensor_mean = s.dram_mean = s.fp32_mean = NAN;
     s.gpm_code = -1;
+    s.step_best_p50 = s.step_best_t = s.util_in_wait = s.util_in_compute = s.sm_in_wait = s.sm_in_compute = NAN;
+    s.slow_wait = s.others_wait = s.slow_p50 = s.others_p50 = NAN;
     return s;
+}
+
+/* The job reports its steps: 100 in the window, 120 ms each, of which wait% waiting. */
+static void with_steps(struct analyze_gpu_stats *s, double wait)
+{
+    s->steps_ok = true;
+    s->steps.steps = s->steps.waited = 100;
+    s->steps.rate = 100 / 30.0;
+    s->steps.step_mean = s->steps.p50 = 0.12;
+    s->steps.p95 = 0.15;
+    s->steps.wait_mean = 0.12 * wait / 100;
+    s->steps.wait_share = wait;
+    s->steps.in_wait_s = 30 * wait / 100;
+    s->steps.in_compute_s = 30 - s->steps.in_wait_s;
 }
 
 static bool holds(const struct analyze_gpu_stats *s, const char *id)
@@ -448,6 +464,97 @@ static void test_straggler_stalled_idle(void **state)
     assert_true(holds(&s, "stalled"));
 }
 
+/* Step evidence: the TensorFlow Profiler's 5% and 20% bounds, and it outranks utilization's inference. */
+static void test_steps_input(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    with_steps(&s, 19.9);
+    assert_false(holds(&s, "input-wait"));
+    assert_true(holds(&s, "input-wait-some"));
+    with_steps(&s, 20);
+    assert_true(holds(&s, "input-wait"));
+    assert_false(holds(&s, "input-wait-some"));
+    with_steps(&s, 4.9);
+    assert_int_equal(nactive(&s), 0);
+    with_steps(&s, 5);
+    assert_true(holds(&s, "input-wait-some"));
+    /* too few steps with a known wait: step rules stay silent */
+    with_steps(&s, 60);
+    s.steps.waited = 9;
+    assert_false(holds(&s, "input-wait"));
+    s.steps.waited = 10;
+    assert_true(holds(&s, "input-wait"));
+    s.steps.wait_share = NAN;   /* no phase time */
+    assert_false(holds(&s, "input-wait"));
+    /* utilization looks input-bound (low, CPU saturated), the loop hardly waits: not input-bound */
+    s = base();
+    s.util_mean = 30;
+    s.job_ok = true;
+    s.job_cpu_top = 1;
+    s.ncpus = 8;
+    assert_true(holds(&s, "input-bound-cpu"));
+    with_steps(&s, 2);
+    assert_false(holds(&s, "input-bound-cpu"));
+    assert_false(holds(&s, "input-wait"));
+    /* ... and with iowait */
+    s.iowait = 30;
+    s.job_ok = false;
+    assert_false(holds(&s, "input-bound-io"));
+    /* low and steady, the loop waits 30%: input-wait, not small-batch */
+    s = base();
+    s.util_mean = 30;
+    assert_true(holds(&s, "small-batch"));
+    with_steps(&s, 30);
+    assert_false(holds(&s, "small-batch"));
+    assert_true(holds(&s, "input-wait"));
+    with_steps(&s, 3);   /* the loop does not wait: the kernels are small */
+    assert_true(holds(&s, "small-batch"));
+}
+
+static void test_steps_shape(void **state)
+{
+    (void)state;
+    struct analyze_gpu_stats s = base();
+    with_steps(&s, 1);
+    s.steps.p95 = 0.2399;
+    assert_false(holds(&s, "step-jitter"));
+    s.steps.p95 = 0.24;
+    assert_true(holds(&s, "step-jitter"));
+    s.steps.p95 = 0.15;
+    /* slowing: p50 at 1.3x the best of a window that ended at least a window ago */
+    s.step_best_p50 = 0.1;
+    s.step_best_t = s.now - 30;
+    s.steps.p50 = 0.1299;
+    assert_false(holds(&s, "steps-slowing"));
+    s.steps.p50 = 0.13;
+    assert_true(holds(&s, "steps-slowing"));
+    s.step_best_t = s.now - 29;   /* the best is this very window */
+    assert_false(holds(&s, "steps-slowing"));
+    s.step_best_t = s.now - 30;
+    s.steps.waited = 9;
+    assert_false(holds(&s, "steps-slowing"));
+    /* slow-rank: analyze.c picks the process; the rule speaks where it runs, with its figures */
+    s = base();
+    assert_false(holds(&s, "slow-rank"));
+    s.slow_pid = 4242;
+    s.slow_rank = 1;
+    s.job_ranks = 2;
+    s.slow_p50 = 0.2;
+    s.others_p50 = 0.1;
+    s.slow_wait = 45;
+    s.others_wait = 2;
+    assert_true(holds(&s, "slow-rank"));
+    bool active[RULE_MAX];
+    struct sbuf ev[RULE_MAX];
+    for (int i = 0; i < RULE_MAX; i++)
+        sbuf_init(&ev[i]);
+    rules_evaluate(&s, &cfg, active, ev);
+    assert_non_null(strstr(ev[rule_index("slow-rank")].data, "rank 1 (pid 4242): p50 step 200 ms against 100 ms"));
+    for (int i = 0; i < RULE_MAX; i++)
+        sbuf_free(&ev[i]);
+}
+
 static void test_thresholds(void **state)
 {
     (void)state;
@@ -487,6 +594,8 @@ int main(void)
         cmocka_unit_test_setup(test_events, setup),
         cmocka_unit_test_setup(test_throttle, setup),
         cmocka_unit_test_setup(test_straggler_stalled_idle, setup),
+        cmocka_unit_test_setup(test_steps_input, setup),
+        cmocka_unit_test_setup(test_steps_shape, setup),
         cmocka_unit_test_setup(test_thresholds, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
