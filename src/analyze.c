@@ -48,6 +48,7 @@ struct analyze_gpu {
     double mem_first_use_t, mem_high_t, idle_since, lost_t;
     double job_start_t;              /* memory went from unused to used here (a start seen); 0 none */
     double best_p50, best_t;         /* fastest step p50 of a full window so far; 0 none */
+    unsigned long long best_set;     /* of this set of processes (stepstat_gpu_set): a new job starts afresh */
     bool seen_unused;                /* a record without memory in use came before */
     unsigned nxid;
     struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];
@@ -570,6 +571,11 @@ static void analyze_step_stats(struct analyzer *a, struct analyze_gpu *g, struct
     s->steps_ok = stepstat_gpu(a->steps, s->index, a->now, &s->steps);
     if (!s->steps_ok)
         return;
+    unsigned long long set = stepstat_gpu_set(a->steps, s->index);
+    if (set != g->best_set) {
+        g->best_set = set;
+        g->best_p50 = g->best_t = 0;
+    }
     if (g->best_p50 > 0) {
         s->step_best_p50 = g->best_p50;
         s->step_best_t = g->best_t;
@@ -606,10 +612,15 @@ static void analyze_slow_rank(struct analyzer *a, struct analyze_gpu_stats *out)
     if (n < 2)
         return;
     struct stepstat_rank *r = xcalloc(n, sizeof *r);
+    /* the processes of one job running now: listed in the latest record, the same WORLD_SIZE (> 1) */
+    int world = -1;
     for (unsigned i = 0; i < n; i++) {
         stepstat_rank(a->steps, i, a->now, &r[m]);
-        if (r[m].last_t > a->now - a->cfg.window_s && r[m].win.waited >= a->cfg.t[T_STEPS_MIN])
+        if (r[m].current && r[m].world > 1 && r[m].win.waited >= a->cfg.t[T_STEPS_MIN] && !isnan(r[m].win.p50) &&
+            (world < 0 || r[m].world == world)) {
+            world = r[m].world;
             m++;
+        }
     }
     int worst = -1;
     double worst_score = 0, worst_others = NAN, worst_wait = NAN;

@@ -64,7 +64,7 @@ static const struct opt run_opts[] = {
     {"no-processes", NULL, NULL, R_NO_PROCS, "leave per-process lists out of the JSON Lines records"},
     {"attach", NULL, "PID", R_ATTACH,
      "watch the running process PID and its children instead of starting a command,\nuntil it exits or gpumon "
-     "gets SIGINT/SIGTERM (a notebook kernel: %%gpumon does this)"},
+     "gets SIGINT/SIGTERM (a notebook kernel: %%gpumon does this);\nits steps are read from --steps DIR only"},
     {"steps", NULL, "DIR", R_STEPS,
      "the step channel's directory (yours, mode 0700; default: a private one gpumon\nmakes and removes); the job "
      "finds it in GPUMON_STEPS"},
@@ -319,6 +319,8 @@ static int run_open_steps(const struct run_opts *o, struct steps **st)
 {
     char err[512];
     *st = NULL;
+    if (o->attach && !o->steps_dir)
+        return 0;   /* a running process cannot learn of a directory made now: --steps names one it knows */
     if (o->no_steps) {
         unsetenv("GPUMON_STEPS");   /* not an outer gpumon run's */
         return 0;
@@ -326,6 +328,7 @@ static int run_open_steps(const struct run_opts *o, struct steps **st)
     if (steps_open(st, o->steps_dir, err, sizeof err) != 0) {
         if (o->steps_dir)
             return opt_usage_error("run", "%s", err);
+        unsetenv("GPUMON_STEPS");
         util_warn("run: %s; the job's step timing stays off", err);
         return 0;
     }

@@ -174,7 +174,9 @@ static void host_read_job(struct host_sample *h)
     struct host_pid_stat *ps;
     uint64_t now = util_mono_ns();   /* before the scan, like the previous read's time */
     int n = host_list_procs(h->proc_path, &ps);
-    /* Membership by the parent links, memoized: 0 unknown, 1 in the tree, 2 not. */
+    /* Membership by the parent links, memoized: 0 unknown, 1 in the tree, 2 not; gpumon and its
+     * threads never count as the job's. */
+    int self = (int)getpid();
     qsort(ps, n, sizeof *ps, host_pid_cmp);
     unsigned char *in = xcalloc(n ? n : 1, 1);
     int *chain = xmalloc((n ? n : 1) * sizeof *chain);
@@ -182,6 +184,8 @@ static void host_read_job(struct host_sample *h)
         int len = 0, at = i;
         unsigned char verdict = 2;
         while (at >= 0 && !in[at] && len < n) {
+            if (ps[at].pid == self)   /* gpumon itself, a child of what it watches under run --attach */
+                break;
             if (ps[at].pid == h->job_pid) {
                 verdict = 1;
                 break;

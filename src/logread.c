@@ -400,9 +400,10 @@ static int logread_xids(const cJSON *arr, struct record_gpu *g, char *err, size_
     return 0;
 }
 
+/* A time in seconds: a number from 0 to a year (more is not an interval's), else NAN. */
 static double logread_num(const cJSON *j)
 {
-    return logread_is(j, cJSON_Number) && isfinite(j->valuedouble) && j->valuedouble >= 0 ? j->valuedouble : NAN;
+    return logread_is(j, cJSON_Number) && j->valuedouble >= 0 && j->valuedouble <= 3.2e7 ? j->valuedouble : NAN;
 }
 
 /* -1 for null or absent (the job did not say), else an integer from 0. */
@@ -443,11 +444,17 @@ static int logread_rank(const cJSON *o, struct record_rank *k, char *err, size_t
              ((*countv[i] = (unsigned)v), true);
     for (int i = 0; i < 4 && ok; i++)
         ok = !isnan(*sumv[i] = logread_num(logread_item(o, sums[i])));
-    k->dropped = logread_int(logread_item(o, "dropped"), &v) == 0 && v > 0 ? (unsigned long long)v : 0;
-    k->bad = logread_int(logread_item(o, "bad"), &v) == 0 && v > 0 ? (unsigned long long)v : 0;
+    const cJSON *uw = logread_item(o, "unwait_s");   /* absent: none */
+    k->unwait_s = uw ? logread_num(uw) : 0;
+    ok = ok && !isnan(k->unwait_s);
+    const cJSON *dr = logread_item(o, "dropped"), *bd = logread_item(o, "bad");
+    k->dropped = logread_is(dr, cJSON_Number) && dr->valuedouble > 0 && dr->valuedouble < 1.8e19
+                 ? (unsigned long long)dr->valuedouble : 0;
+    k->bad = logread_is(bd, cJSON_Number) && bd->valuedouble > 0 && bd->valuedouble < 1.8e19
+             ? (unsigned long long)bd->valuedouble : 0;
     if (!ok || k->waited > k->steps) {
         snprintf(err, errlen, "needs ids that are null or integers from 0, and counts (n >= waited, batches) and "
-                 "times in seconds (step_s, wait_s, in_wait_s, in_compute_s) that are numbers from 0");
+                 "times in seconds (step_s, wait_s, in_wait_s, in_compute_s) that are numbers from 0 to a year");
         return -1;
     }
     const cJSON *h = logread_item(o, "hist"), *pair;
@@ -482,14 +489,20 @@ static int logread_steps(struct logread_tree *t, const cJSON *arr, struct record
         snprintf(err, errlen, "\"steps\" is not an array");
         return -1;
     }
-    cJSON_ArrayForEach(o, arr) {
+    cJSON_ArrayForEach(o, arr) {   /* every entry is checked; the first RECORD_MAX_RANKS are kept */
         char e[256];
-        if (rec->nranks < RECORD_MAX_RANKS && logread_rank(o, &t->ranks[rec->nranks], e, sizeof e) != 0) {
+        struct record_rank k;
+        if (logread_rank(o, &k, e, sizeof e) != 0) {
             snprintf(err, errlen, "steps[%zu] %s", i, e);
             return -1;
         }
+        for (unsigned j = 0; j < rec->nranks; j++)
+            if (t->ranks[j].pid == k.pid) {
+                snprintf(err, errlen, "steps[%zu] repeats the pid %d of steps[%u]", i, k.pid, j);
+                return -1;
+            }
         if (rec->nranks < RECORD_MAX_RANKS)
-            rec->nranks++;
+            t->ranks[rec->nranks++] = k;
         i++;
     }
     rec->ranks = rec->nranks ? t->ranks : NULL;

@@ -75,6 +75,7 @@ struct record_rank {
     unsigned steps, batches, waited;    /* steps ended, batches they trained, steps whose wait is known */
     double step_s, wait_s;              /* summed over the steps with a known wait */
     double in_wait_s, in_compute_s;     /* phase time within the interval */
+    double unwait_s;                    /* wait counted in earlier records that ended out of the loop: not input */
     unsigned long long dropped, bad;    /* cumulative: entries the writer dropped (ring full), invalid ones */
     unsigned nbins;
     struct { uint16_t bin; uint32_t n; } bins[RECORD_STEP_BINS];   /* times of those steps, record_step_bin() */

@@ -100,7 +100,7 @@ static bool paused(const struct analyze_gpu_stats *s, const struct rule_config *
  * evidence on input, ahead of what the shape of utilization suggests. */
 static bool steps_known(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->steps_ok && s->steps.waited >= T(T_STEPS_MIN) && !isnan(s->steps.wait_share);
+    return s->steps_ok && s->steps.waited >= T(T_STEPS_MIN) && !isnan(s->steps.wait_share) && in_use(s, c);
 }
 
 /* The GPU waits on its input: swinging or low, recurring (not a pause), and past the job's start-up
@@ -458,7 +458,9 @@ static void e_ms(struct sbuf *b, const char *what, double seconds)
 static void e_steps(const struct analyze_gpu_stats *s, struct sbuf *b)
 {
     const struct stepstat_fig *f = &s->steps;
-    sbuf_printf(b, "%.0f step%s in %.0f s (%.2f/s)", f->steps, f->steps == 1 ? "" : "s", s->span_s, f->rate);
+    sbuf_printf(b, "%.0f step%s in the last %.0f s", f->steps, f->steps == 1 ? "" : "s", s->span_s);
+    if (!isnan(f->rate))
+        sbuf_printf(b, " (%.2f/s while training)", f->rate);
     if (!isnan(f->step_mean)) {
         e_ms(b, "; mean step ", f->step_mean);
         e_ms(b, ", of which ", f->wait_mean);

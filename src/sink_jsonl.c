@@ -147,10 +147,8 @@ static void sink_jsonl_steps(const struct record *r, struct sbuf *b)
         jsonl_num(b, ",\"wait_s\":", k->wait_s, 6);
         jsonl_num(b, ",\"in_wait_s\":", k->in_wait_s, 6);
         jsonl_num(b, ",\"in_compute_s\":", k->in_compute_s, 6);
-        sbuf_puts(b, ",\"dropped\":");
-        sbuf_put_int(b, (long long)k->dropped);
-        sbuf_puts(b, ",\"bad\":");
-        sbuf_put_int(b, (long long)k->bad);
+        jsonl_num(b, ",\"unwait_s\":", k->unwait_s, 6);
+        sbuf_printf(b, ",\"dropped\":%llu,\"bad\":%llu", k->dropped, k->bad);
         sbuf_puts(b, ",\"hist\":[");
         for (unsigned h = 0; h < k->nbins; h++) {
             sbuf_puts(b, h ? ",[" : "[");

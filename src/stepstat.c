@@ -13,6 +13,8 @@
 #include <string.h>
 #include "util.h"
 
+#define STEPSTAT_MAX_PROCS 4096   /* processes of one run (or log) followed; more are not */
+
 struct stepstat_bucket {
     double t, dt;                         /* the latest record's time; the time its records cover */
     double timed;                         /* steps in records whose interval is known (the rate's) */
@@ -32,8 +34,8 @@ struct stepstat_proc {
 
 struct stepstat {
     double window_s, latest_t;            /* the latest record's time */
-    unsigned n;
-    struct stepstat_proc p[RECORD_MAX_RANKS];
+    unsigned n, cap;
+    struct stepstat_proc **p;             /* every process seen, in order of appearance */
 };
 
 struct stepstat *stepstat_new(double window_s)
@@ -47,8 +49,11 @@ void stepstat_free(struct stepstat *ss)
 {
     if (!ss)
         return;
-    for (unsigned i = 0; i < ss->n; i++)
-        free(ss->p[i].ring);
+    for (unsigned i = 0; i < ss->n; i++) {
+        free(ss->p[i]->ring);
+        free(ss->p[i]);
+    }
+    free(ss->p);
     free(ss);
 }
 
@@ -59,13 +64,16 @@ unsigned stepstat_nranks(const struct stepstat *ss)
 
 static struct stepstat_proc *stepstat_proc_for(struct stepstat *ss, const struct record_rank *k, double t)
 {
-    for (unsigned i = 0; i < ss->n; i++)
-        if (ss->p[i].id.pid == k->pid)
-            return &ss->p[i];
-    if (ss->n == RECORD_MAX_RANKS)
+    for (unsigned i = ss->n; i-- > 0;)   /* the latest first: a pid reused later is a new process */
+        if (ss->p[i]->id.pid == k->pid)
+            return ss->p[i];
+    if (ss->n == STEPSTAT_MAX_PROCS)
         return NULL;
-    struct stepstat_proc *p = &ss->p[ss->n++];
-    memset(p, 0, sizeof *p);
+    if (ss->n == ss->cap) {
+        ss->cap = ss->cap ? ss->cap * 2 : 8;
+        ss->p = xrealloc(ss->p, ss->cap * sizeof *ss->p);
+    }
+    struct stepstat_proc *p = ss->p[ss->n++] = xcalloc(1, sizeof **ss->p);
     p->id.pid = k->pid;
     p->id.gpu = STEPSTAT_ALL_GPUS;
     p->id.first_t = t;
@@ -105,6 +113,12 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
 {
     double dt = ss->latest_t > 0 && t > ss->latest_t ? t - ss->latest_t : 0;
     ss->latest_t = t;
+    for (unsigned i = 0; i < ss->n; i++)   /* a process gone for a window: its window's memory goes */
+        if (ss->p[i]->ring && ss->p[i]->id.last_t <= t - ss->window_s) {
+            free(ss->p[i]->ring);
+            ss->p[i]->ring = NULL;
+            ss->p[i]->cap = ss->p[i]->n = ss->p[i]->head = 0;
+        }
     for (unsigned i = 0; i < r->nranks; i++) {
         const struct record_rank *k = &r->ranks[i];
         struct stepstat_proc *p = stepstat_proc_for(ss, k, t);
@@ -117,14 +131,15 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
         p->id.last_t = t;
         double timed = dt > 0 ? k->steps : 0;   /* the first record's interval is unknown */
         p->last = (struct stepstat_bucket){.t = t, .dt = dt, .timed = timed, .steps = k->steps, .waited = k->waited, .step_s = k->step_s,
-                                           .wait_s = k->wait_s, .in_wait = k->in_wait_s,
+                                           .wait_s = k->wait_s, .in_wait = k->in_wait_s - k->unwait_s,
                                            .in_compute = k->in_compute_s};
         bool looping = k->steps || k->in_wait_s + k->in_compute_s > 0;   /* time out of the loop is not a step's */
         if (looping)
             p->run_span += dt;
         p->run_timed += timed;
         p->run_steps += k->steps, p->run_waited += k->waited, p->run_step_s += k->step_s;
-        p->run_wait_s += k->wait_s, p->run_in_wait += k->in_wait_s, p->run_in_compute += k->in_compute_s;
+        p->run_wait_s += k->wait_s, p->run_in_wait += k->in_wait_s - k->unwait_s;
+        p->run_in_compute += k->in_compute_s;
         for (unsigned b = 0; b < k->nbins; b++)
             p->run_hist[k->bins[b].bin] += k->bins[b].n;
         /* the window: drop what left it, then add to the newest bucket or start one */
@@ -147,7 +162,7 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
         last->dt += looping ? dt : 0;
         last->timed += timed;
         last->steps += k->steps, last->waited += k->waited, last->step_s += k->step_s, last->wait_s += k->wait_s;
-        last->in_wait += k->in_wait_s, last->in_compute += k->in_compute_s;
+        last->in_wait += k->in_wait_s - k->unwait_s, last->in_compute += k->in_compute_s;
         stepstat_bins_add(last, k);
     }
 }
@@ -195,14 +210,16 @@ static void stepstat_finish(struct stepstat_fig *f, const unsigned long long *hi
     f->p95 = stepstat_pct(hist, nh, 95);
     f->step_mean = f->waited ? step_s / (double)f->waited : NAN;
     f->wait_mean = f->waited ? wait_s / (double)f->waited : NAN;
+    f->in_wait_s = fmax(0, f->in_wait_s);   /* a window may hold a take-back without the wait it takes back */
     double loop = f->in_wait_s + f->in_compute_s;
     f->wait_share = loop > 0 ? 100 * f->in_wait_s / loop : NAN;
 }
 
 void stepstat_rank(const struct stepstat *ss, unsigned i, double now, struct stepstat_rank *out)
 {
-    const struct stepstat_proc *p = &ss->p[i];
+    const struct stepstat_proc *p = ss->p[i];
     *out = p->id;
+    out->current = p->id.last_t == ss->latest_t;
     memset(&out->win, 0, sizeof out->win);
     memset(&out->run, 0, sizeof out->run);
     unsigned long long hist[RECORD_STEP_NBINS] = {0};
@@ -228,8 +245,8 @@ bool stepstat_gpu(const struct stepstat *ss, unsigned gpu, double now, struct st
     double sums[3] = {0}, span = 0;
     bool any = false;
     for (unsigned i = 0; i < ss->n; i++)
-        if (stepstat_on(&ss->p[i], gpu) && ss->p[i].id.last_t > now - ss->window_s) {
-            span = fmax(span, stepstat_window(ss, &ss->p[i], now, out, hist, sums));
+        if (stepstat_on(ss->p[i], gpu) && ss->p[i]->id.last_t > now - ss->window_s) {
+            span = fmax(span, stepstat_window(ss, ss->p[i], now, out, hist, sums));
             any = true;
         }
     stepstat_finish(out, hist, span, sums);
@@ -242,8 +259,8 @@ bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fi
     bool any = false;
     memset(out, 0, sizeof *out);
     for (unsigned i = 0; i < ss->n; i++) {
-        const struct stepstat_bucket *b = &ss->p[i].last;
-        if (!stepstat_on(&ss->p[i], gpu) || b->t != ss->latest_t)
+        const struct stepstat_bucket *b = &ss->p[i]->last;
+        if (!stepstat_on(ss->p[i], gpu) || b->t != ss->latest_t)
             continue;
         any = true;
         out->steps += b->steps, out->waited += (unsigned long long)b->waited;
@@ -253,4 +270,13 @@ bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fi
     unsigned long long none[RECORD_STEP_NBINS] = {0};
     stepstat_finish(out, none, dt, sums);
     return any;
+}
+
+unsigned long long stepstat_gpu_set(const struct stepstat *ss, unsigned gpu)
+{
+    unsigned long long sig = 0;
+    for (unsigned i = 0; i < ss->n; i++)
+        if (stepstat_on(ss->p[i], gpu) && ss->p[i]->id.last_t == ss->latest_t)
+            sig += (unsigned long long)(unsigned)ss->p[i]->id.pid * 0x9E3779B97F4A7C15ull + 1;
+    return sig;
 }

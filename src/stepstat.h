@@ -8,6 +8,8 @@
  * failing that, in a job of several processes, the GPU at its LOCAL_RANK
  * (torchrun's convention); failing that (one process, its pid not visible,
  * as in a container with its own PID namespace) every GPU of the record.
+ * Up to 4,096 processes of a run are followed; one gone for a window keeps
+ * only its whole-run figures.
  */
 #ifndef GPUMON_STEPSTAT_H
 #define GPUMON_STEPSTAT_H
@@ -30,6 +32,7 @@ struct stepstat_fig {
 struct stepstat_rank {
     int pid, rank, local_rank, world, gpu;   /* gpu: index, or STEPSTAT_ALL_GPUS */
     uint8_t phase;
+    bool current;                  /* listed in the latest record */
     unsigned long long dropped, bad;
     double first_t, last_t;
     struct stepstat_fig win, run;  /* the window's, the whole run's */
@@ -49,5 +52,7 @@ bool stepstat_gpu(const struct stepstat *ss, unsigned gpu, double now, struct st
 /* The latest record's figures for GPU gpu, summed over its processes (steps, waited, in_wait_s,
  * in_compute_s, step_mean, wait_mean; rate per second of the interval); false if none reported. */
 bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fig *out);
+/* Which processes are on GPU gpu in the latest record, as a number that changes when the set does. */
+unsigned long long stepstat_gpu_set(const struct stepstat *ss, unsigned gpu);
 
 #endif

@@ -5,7 +5,12 @@ ring_writer.py DIR MODE
                a zero count, a time far in the future), then good steps
   overflow     a 64-slot ring filled faster than gpumon reads it: entries are dropped and counted
   bad-files    files named like rings that are not (wrong magic, short, wrong size, wrong pid,
-               a FIFO, a directory, a symbolic link)
+               a FIFO, a directory, a symbolic link, a name with a leading zero), and a hard link
+               and a long-named link of a good ring (read once)
+  truncate     5 steps, then the ring truncated to nothing under gpumon's reads
+  sequence     40 processes one after another, 10 steps each (more than gpumon's 32 at once)
+  wait-out     30 steps of 10 ms waiting and 10 ms computing, then a 0.6 s wait that ends in `o`
+               (leaving the loop): not input wait
 Steps take 20 ms (10 ms waiting, 10 ms computing); the process stays alive SECONDS (env, default 3).
 """
 import os
@@ -21,6 +26,7 @@ class Ring:
     def __init__(self, d, nslots=1024, pid=None, magic=b"GPUMSTP1", size=None):
         self.pid = os.getpid()
         name = "%d-%08x.ring" % (self.pid, int.from_bytes(os.urandom(4), "little"))
+        self.path = os.path.join(d, name)
         self.n = nslots
         tmp = os.path.join(d, "." + name + ".tmp")
         fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
@@ -86,7 +92,39 @@ def main():
         os.mkdir(name(3))
         os.symlink("/etc/passwd", name(4))
         r = Ring(d)                                  # and one good ring beside them
+        os.link(r.path, name(5))                     # a hard link: the same ring, read once
+        os.link(r.path, os.path.join(d, "0%d-%08x.ring" % (pid, 6)))   # a leading zero: not a ring name
         steps(r, 30)
+    elif mode == "truncate":
+        r = Ring(d)
+        steps(r, 5)
+        time.sleep(1.5)
+        os.ftruncate(r.fd, 0)
+    elif mode == "sequence":
+        if len(sys.argv) > 3:
+            r = Ring(d)
+            for _ in range(10):
+                r.put("w")
+                time.sleep(0.005)
+                r.put("c")
+                time.sleep(0.005)
+            r.put("o")
+            time.sleep(0.1)
+            return
+        import subprocess
+        for _ in range(40):
+            subprocess.run([sys.executable, __file__, d, "sequence", "child"], check=True)
+        stay = 1
+    elif mode == "wait-out":
+        r = Ring(d)
+        for _ in range(30):
+            r.put("w")
+            time.sleep(0.01)
+            r.put("c")
+            time.sleep(0.01)
+        r.put("w")
+        time.sleep(0.6)
+        r.put("o")
     time.sleep(stay)
 
 

@@ -58,7 +58,7 @@ for why in "not a gpumon step ring" "shorter than a header" "slot count does not
            "not a regular file"; do
   expect_match "bad ring files: $why" "$out" "ignoring [0-9]+-[0-9a-f]{8}\.ring: (its |its header )?$why"
 done
-expect_match "bad ring files: the good one is read" "$out" "1 process reported 30 steps"
+expect_match "bad ring files: the good one is read, once (not through its hard link)" "$out" "1 process reported 30 steps"
 expect_match "bad ring files: counted" "$out" "[0-9]+ bad files\)"
 [ -e "$T/ch" ] && ok || fail "--steps DIR given by the user was removed"
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
@@ -72,6 +72,26 @@ expect_match "full ring: drops said" "$out" "entries dropped by a full ring"
 pycheck "$T/over.jsonl" '
 last = [r for r in recs if r.get("steps")][-1]["steps"][0]
 assert last["dropped"] > 800 and last["dropped"] < 1001, last'
+
+# the review's cases: a ring truncated under gpumon (no SIGBUS), 40 processes one after another (slots
+# freed), a wait ended by `o` (not input wait), a reused --steps directory (old rings not read again)
+rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
+out=$(SECONDS_ALIVE=1 "$GPUMON" "${RUN[@]}" --steps "$T/ch" -- "$PY" "$RING" "$T/ch" truncate 2>&1); rc=$?
+expect_eq "truncated ring: gpumon lives, status is the command's" "$rc" 0
+expect_match "truncated ring: the steps before it read" "$out" "1 process reported 5 steps"
+rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
+out=$("$GPUMON" "${RUN[@]}" --steps "$T/ch" -o "$T/seq.jsonl" -- "$PY" "$RING" "$T/ch" sequence 2>&1)
+expect_match "40 processes in turn: all read" "$out" "40 processes reported 400 steps"
+expect_no_match "40 processes in turn: no slot shortage" "$out" "more than 32"
+out=$("$GPUMON" "${RUN[@]}" --steps "$T/ch" -- "$PY" "$RING" "$T/ch" bad-entries 2>&1)
+expect_match "reused --steps: only the new process read" "$out" "Step channel: 1 process reported 50 steps"
+rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
+"$GPUMON" run --interval 1s --window 4s --nvml "$SIM" --steps "$T/ch" -o "$T/wo.jsonl" -- "$PY" "$RING" "$T/ch" wait-out \
+  > /dev/null 2>&1
+pycheck "$T/wo.jsonl" '
+w = sum(k["in_wait_s"] - k["unwait_s"] for r in recs for k in r.get("steps", []))
+c = sum(k["in_compute_s"] for r in recs for k in r.get("steps", []))
+assert 0.40 < w / (w + c) < 0.60, (w, c)'
 
 # --- attach: a running process, stopped by SIGINT or by its own end ---
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
@@ -87,6 +107,7 @@ kill $job; wait $job 2>/dev/null
 sleep 1 & job=$!
 out=$("$GPUMON" run --attach $job --interval 200ms --nvml "$SIM" 2>&1); rc=$?
 expect_eq "attach: the process's end ends the watch" "$rc" 0
+expect_no_match "attach without --steps: no channel" "$out" "Step channel"
 expect_match "attach: its end said" "$out" "pid $job exited"
 
 # --- log: malformed step records are clear errors ---
