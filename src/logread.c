@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lazylib.h"
+#include "logread_int.h"
 #include "logsrc.h"
 #include "metrics.h"
 #include "nvml_codes.h"
@@ -90,37 +91,6 @@ struct logread {
     pthread_mutex_t mu;
     pthread_cond_t more, room;
 };
-
-/* Walking a parsed tree: cJSON's node struct and type flags are public, so
- * these need no call into the library (which is loaded on first use). */
-static inline bool logread_is(const cJSON *j, int type)
-{
-    return j && (j->type & 0xff) == type;
-}
-
-/* The member key of object obj (exact case), or NULL. */
-static const cJSON *logread_item(const cJSON *obj, const char *key)
-{
-    if (!logread_is(obj, cJSON_Object))
-        return NULL;
-    for (const cJSON *j = obj->child; j; j = j->next)
-        if (j->string && !strcmp(j->string, key))
-            return j;
-    return NULL;
-}
-
-static const char *logread_str(const cJSON *j)
-{
-    return logread_is(j, cJSON_String) ? j->valuestring : NULL;
-}
-
-static size_t logread_count(const cJSON *arr)
-{
-    size_t n = 0;
-    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next)
-        n++;
-    return n;
-}
 
 /* The arena of the parse running on this thread; NULL: plain malloc. */
 static _Thread_local struct logread_arena *logread_cur;
@@ -215,15 +185,6 @@ static int logread_key_id(struct logread_key *cache, size_t pos, const char *key
 }
 
 /* An integer from a JSON number: -1 when it is not one. */
-static int logread_int(const cJSON *j, long long *out)
-{
-    if (!logread_is(j, cJSON_Number) || j->valuedouble != floor(j->valuedouble) ||
-        fabs(j->valuedouble) > 9.007199254740992e15)
-        return -1;
-    *out = (long long)j->valuedouble;
-    return 0;
-}
-
 /* Sets v from a JSON value of metric m. Returns NULL, or what is wrong
  * with the value ("is out of range"). */
 static const char *logread_value(const struct metric *m, const cJSON *j, struct value *v)
@@ -400,115 +361,6 @@ static int logread_xids(const cJSON *arr, struct record_gpu *g, char *err, size_
     return 0;
 }
 
-/* A time in seconds: a number from 0 to a year (more is not an interval's), else NAN. */
-static double logread_num(const cJSON *j)
-{
-    return logread_is(j, cJSON_Number) && j->valuedouble >= 0 && j->valuedouble <= 3.2e7 ? j->valuedouble : NAN;
-}
-
-/* -1 for null or absent (the job did not say), else an integer from 0. */
-static int logread_id(const cJSON *j, bool *ok)
-{
-    long long v;
-    if (!j || logread_is(j, cJSON_NULL))
-        return -1;
-    if (logread_int(j, &v) != 0 || v < 0 || v > 0x7fffffff)
-        *ok = false;
-    return *ok ? (int)v : -1;
-}
-
-static int logread_rank(const cJSON *o, struct record_rank *k, char *err, size_t errlen)
-{
-    static const char *const phases[] = {"none", "wait", "compute", "out"};
-    static const char *const sums[] = {"step_s", "wait_s", "in_wait_s", "in_compute_s"};
-    double *const sumv[] = {&k->step_s, &k->wait_s, &k->in_wait_s, &k->in_compute_s};
-    static const char *const counts[] = {"n", "batches", "waited"};
-    unsigned *const countv[] = {&k->steps, &k->batches, &k->waited};
-    long long v;
-    bool ok = true;
-    memset(k, 0, sizeof *k);
-    if (!logread_is(o, cJSON_Object) || logread_int(logread_item(o, "pid"), &v) != 0 || v <= 0 || v > 0x7fffffff) {
-        snprintf(err, errlen, "needs an integer \"pid\"");
-        return -1;
-    }
-    k->pid = (int)v;
-    k->rank = logread_id(logread_item(o, "rank"), &ok);
-    k->local_rank = logread_id(logread_item(o, "local_rank"), &ok);
-    k->world = logread_id(logread_item(o, "world_size"), &ok);
-    const char *ph = logread_str(logread_item(o, "phase"));
-    for (unsigned i = 0; ph && i < 4; i++)
-        if (!strcmp(ph, phases[i]))
-            k->phase = (uint8_t)i;
-    for (int i = 0; i < 3 && ok; i++)
-        ok = logread_int(logread_item(o, counts[i]), &v) == 0 && v >= 0 && v <= 0xffffffffll &&
-             ((*countv[i] = (unsigned)v), true);
-    for (int i = 0; i < 4 && ok; i++)
-        ok = !isnan(*sumv[i] = logread_num(logread_item(o, sums[i])));
-    const cJSON *uw = logread_item(o, "unwait_s");   /* absent: none */
-    k->unwait_s = uw ? logread_num(uw) : 0;
-    ok = ok && !isnan(k->unwait_s);
-    const cJSON *dr = logread_item(o, "dropped"), *bd = logread_item(o, "bad");
-    k->dropped = logread_is(dr, cJSON_Number) && dr->valuedouble > 0 && dr->valuedouble < 1.8e19
-                 ? (unsigned long long)dr->valuedouble : 0;
-    k->bad = logread_is(bd, cJSON_Number) && bd->valuedouble > 0 && bd->valuedouble < 1.8e19
-             ? (unsigned long long)bd->valuedouble : 0;
-    if (!ok || k->waited > k->steps) {
-        snprintf(err, errlen, "needs ids that are null or integers from 0, and counts (n >= waited, batches) and "
-                 "times in seconds (step_s, wait_s, in_wait_s, in_compute_s) that are numbers from 0 to a year");
-        return -1;
-    }
-    const cJSON *h = logread_item(o, "hist"), *pair;
-    if (h && !logread_is(h, cJSON_Array)) {
-        snprintf(err, errlen, "\"hist\" is not an array");
-        return -1;
-    }
-    cJSON_ArrayForEach(pair, h) {
-        long long bin, n;
-        if (!logread_is(pair, cJSON_Array) || logread_count(pair) != 2 || logread_int(pair->child, &bin) != 0 ||
-            logread_int(pair->child->next, &n) != 0 || bin < 0 || bin >= RECORD_STEP_NBINS || n < 0 ||
-            n > 0xffffffffll) {
-            snprintf(err, errlen, "\"hist\" holds [bin, count] pairs, bin 0 to %d", RECORD_STEP_NBINS - 1);
-            return -1;
-        }
-        if (k->nbins < RECORD_STEP_BINS) {
-            k->bins[k->nbins].bin = (uint16_t)bin;
-            k->bins[k->nbins++].n = (uint32_t)n;
-        }
-    }
-    return 0;
-}
-
-/* "steps": the training processes' figures (gpumon run); absent in other logs. */
-static int logread_steps(struct logread_tree *t, const cJSON *arr, struct record *rec, char *err, size_t errlen)
-{
-    const cJSON *o;
-    size_t i = 0;
-    if (!arr)
-        return 0;
-    if (!logread_is(arr, cJSON_Array)) {
-        snprintf(err, errlen, "\"steps\" is not an array");
-        return -1;
-    }
-    cJSON_ArrayForEach(o, arr) {   /* every entry is checked; the first RECORD_MAX_RANKS are kept */
-        char e[256];
-        struct record_rank k;
-        if (logread_rank(o, &k, e, sizeof e) != 0) {
-            snprintf(err, errlen, "steps[%zu] %s", i, e);
-            return -1;
-        }
-        for (unsigned j = 0; j < rec->nranks; j++)
-            if (t->ranks[j].pid == k.pid) {
-                snprintf(err, errlen, "steps[%zu] repeats the pid %d of steps[%u]", i, k.pid, j);
-                return -1;
-            }
-        if (rec->nranks < RECORD_MAX_RANKS)
-            t->ranks[rec->nranks++] = k;
-        i++;
-    }
-    rec->ranks = rec->nranks ? t->ranks : NULL;
-    return 0;
-}
-
 static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *g, char *err, size_t errlen)
 {
     long long idx;
@@ -599,7 +451,7 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
     }
     rec->ngpus = (unsigned)n;
     rec->gpus = t->gpus;
-    return logread_steps(t, logread_item(t->root, "steps"), rec, err, errlen);
+    return logread_steps(t->ranks, logread_item(t->root, "steps"), rec, err, errlen);
 }
 
 int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen)
