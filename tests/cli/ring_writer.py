@@ -8,10 +8,10 @@ ring_writer.py DIR MODE
                a FIFO, a directory, a symbolic link, a name with a leading zero), and a hard link
                and a long-named link of a good ring (read once)
   truncate     5 steps, then the ring truncated to nothing under gpumon's reads
-  sequence     40 processes one after another, 10 steps each (more than gpumon's 32 at once)
+  sequence     34 processes one after another, 10 steps each (more than gpumon's 32 at once)
   wait-out     30 steps of 10 ms waiting and 10 ms computing, then a 0.6 s wait that ends in `o`
                (leaving the loop): not input wait
-Steps take 20 ms (10 ms waiting, 10 ms computing); the process stays alive SECONDS (env, default 3).
+Steps take 20 ms (10 ms waiting, 10 ms computing); the process stays alive SECONDS_ALIVE (env, default 1).
 """
 import os
 import struct
@@ -64,7 +64,7 @@ def steps(r, n):
 
 def main():
     d, mode = sys.argv[1], sys.argv[2]
-    stay = float(os.environ.get("SECONDS_ALIVE", "3"))
+    stay = float(os.environ.get("SECONDS_ALIVE", "1"))
     if mode == "bad-entries":
         r = Ring(d)
         r.put("w")
@@ -105,14 +105,13 @@ def main():
             r = Ring(d)
             for _ in range(10):
                 r.put("w")
-                time.sleep(0.005)
+                time.sleep(0.002)
                 r.put("c")
-                time.sleep(0.005)
+                time.sleep(0.002)
             r.put("o")
-            time.sleep(0.1)
             return
         import subprocess
-        for _ in range(40):
+        for _ in range(34):
             subprocess.run([sys.executable, __file__, d, "sequence", "child"], check=True)
         stay = 1
     elif mode == "wait-out":
