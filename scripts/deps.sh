@@ -10,9 +10,9 @@ what=${1:-test}
 case $what in build|test) ;; *) echo "usage: scripts/deps.sh [build|test]" >&2; exit 2;; esac
 
 build=(gcc make cmake pkg-config libc6-dev libcjson-dev libzstd-dev
-       libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev)
+       libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev libncurses-dev)
 test=(libcmocka-dev python3 python3-yaml procps time curl openssl prometheus valgrind util-linux
-      zstd chromium clang libclang-rt-dev python3-torch python3-ipython)
+      zstd chromium clang libclang-rt-dev python3-torch python3-ipython tmux)
 pkgs=("${build[@]}")
 [ "$what" = test ] && pkgs+=("${test[@]}")
 

@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
+#include "cmd_top.h"
 #include "exitcodes.h"
 #include "metrics.h"
 #include "sig.h"
 
 static const struct cmd_entry *const main_commands[] = {
-    &cmd_watch_entry, &cmd_query_entry, &cmd_serve_launcher, &cmd_run_entry, &cmd_diagnose_entry, &cmd_report_entry,
+    &cmd_watch_entry, &cmd_query_entry, &cmd_serve_launcher, &cmd_top_launcher, &cmd_run_entry, &cmd_diagnose_entry,
+    &cmd_report_entry,
 };
 #define MAIN_NCOMMANDS (sizeof main_commands / sizeof main_commands[0])
 

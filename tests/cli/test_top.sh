@@ -1,0 +1,293 @@
+# gpumon top: the live view, driven in tmux on simulated GPUs (new-session with a fixed size, send-keys,
+# capture-pane, polled until the text appears). The layout at 80x24 and 200x60, a resize and a terminal
+# too small; sorting, filtering, the tree; signalling the test's own processes (listed as GPU processes by
+# a scenario that names their pids): the y/n question, a process that ends before the answer (ESRCH),
+# another user's process refused; a lost GPU with its verdict and the detail screen; a hung NVML call (the
+# screen goes on, the header shows the data's age, q still ends it); NO_COLOR, UTF-8 and ASCII graphs;
+# TERM=dumb, not a terminal and no GPU (watch's line and status); SIGTERM, SIGINT and the terminal given
+# back; the module loaded by top alone; the /proc reader's unit test.
+. "$(dirname "$0")/lib.sh"
+
+# Built without ncursesw (or -DGPUMON_TOP=OFF): top says what to install, and that is all there is.
+if [ ! -f "$BUILD/gpumon-top.so" ]; then
+  "$GPUMON" top > /dev/null 2> "$T/err"; rc=$?
+  expect_eq "top without its module: exit" "$rc" 1
+  expect_match "top without its module: what to install" "$(cat "$T/err")" "built without the live view: install libncurses-dev"
+  done_tests; exit
+fi
+if ! command -v tmux > /dev/null; then
+  echo "tmux is not installed (scripts/deps.sh test installs it): gpumon top's screen checks skipped" >&2
+  done_tests; exit
+fi
+
+# Options, help, and a terminal that cannot do it.
+out=$("$GPUMON" top --help); rc=$?
+expect_eq "top --help exit" "$rc" 0
+expect_match "top --help: terminal needs and status" "$out" "TERM=dumb, is refused with exit status 2"
+expect_match "top --help: the shared options" "$out" "--scenario FILE.*"$'\n'".*|--threshold"
+expect_match "gpumon --help lists top" "$("$GPUMON" --help)" "top +live view in the terminal"
+"$GPUMON" top --interval 50ms > /dev/null 2> "$T/err"; rc=$?
+expect_eq "--interval below 100ms: exit" "$rc" 2
+expect_match "--interval below 100ms: why" "$(cat "$T/err")" "below the minimum of 100ms"
+"$GPUMON" top --sim < /dev/null > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "not a terminal: exit" "$rc" 2
+expect_match "not a terminal: one line" "$(cat "$T/err")" "^gpumon top: standard input and output must be a terminal \(for a pipe or a log: gpumon watch\)$"
+"$GPUMON" top --list-rules > "$T/out" 2>&1; expect_match "top --list-rules" "$(cat "$T/out")" "input-bound-cpu"
+
+# The module: loaded by top only; watch never maps a curses library.
+expect_no_match "gpumon is not linked with ncurses" "$(ldd "$GPUMON")" "ncurses|tinfo"
+"$GPUMON" watch --sim --interval 100ms --count 20 > /dev/null 2>&1 &
+wpid=$!
+sleep 0.5
+expect_no_match "watch does not map ncurses" "$(cat /proc/$wpid/maps 2> /dev/null)" "ncurses"
+wait $wpid
+
+# ---- tmux ----
+chmod 755 "$T"
+SOCK="$T/tmux.sock"
+tm() { tmux -S "$SOCK" -f /dev/null "$@"; }
+cat > "$T/run.sh" <<EOF
+#!/bin/sh
+# run.sh NAME CMD...: CMD in a tmux pane; its status into rc.NAME, its stderr into err.NAME
+name=\$1; shift
+trap : INT   # a Ctrl-C is gpumon's to take: this shell goes on to write the status
+"\$@" 2> "$T/err.\$name"
+echo \$? > "$T/rc.\$name"
+exec sleep 300
+EOF
+chmod 755 "$T/run.sh"
+# start NAME WIDTH HEIGHT CMD...: a detached session of that size running CMD
+start() {
+  local name=$1 w=$2 h=$3; shift 3
+  rm -f "$T/rc.$name"
+  tm new-session -d -s "$name" -x "$w" -y "$h" "$T/run.sh $name $(printf '%q ' "$@")"
+}
+screen() { tm capture-pane -p -t "$1"; }
+keys() { local name=$1; shift; tm send-keys -t "$name" "$@"; }
+# wait_screen NAME REGEX [SECONDS]: polls the pane until REGEX matches; false (and the screen is shown) if not
+wait_screen() {
+  local i s
+  for i in $(seq $((${3:-8} * 20))); do
+    s=$(screen "$1") && printf '%s' "$s" | grep -Eq -- "$2" && return 0
+    sleep 0.05
+  done
+  echo "--- $1: no /$2/ in:" >&2; printf '%s\n' "$s" >&2
+  return 1
+}
+expect_screen() { if wait_screen "$1" "$2" "${4:-8}"; then ok; else fail "$3"; fi; }
+# wait_rc NAME [SECONDS]: the command's exit status, once it has exited ("none" if it has not)
+wait_rc() {
+  local i
+  for i in $(seq $((${2:-8} * 20))); do
+    [ -s "$T/rc.$1" ] && { cat "$T/rc.$1"; return; }
+    sleep 0.05
+  done
+  echo none
+}
+gpid() { pgrep -P "$(tm display -p -t "$1" '#{pane_pid}')" | head -1; }
+trap 'tm kill-server 2> /dev/null; kill $(jobs -p) ${w2:-} 2> /dev/null; rm -rf "$T"' EXIT
+
+U8="LANG=C.UTF-8 LC_ALL=C.UTF-8"
+# Sessions that only start and stop, at once: TERM=dumb, no NVML library, zero GPUs; a lost GPU (the
+# scenario's GPU 1 falls off at 20 s: started at 19 s), and a hang (GetPowerUsage blocks 10 s from 5 s).
+start dumb 80 24 env TERM=dumb "$GPUMON" top --sim
+start nolib 80 24 "$GPUMON" top --nvml /nonexistent/libnvidia-ml.so.1
+start zero 80 24 "$GPUMON" top --scenario zero-gpus
+start lost 80 24 env LC_ALL=C LANG=C GPUMON_SIM_START=19 "$GPUMON" top --scenario gpu-lost
+start hang 100 30 env GPUMON_SIM_START=4.6 "$GPUMON" top --scenario hang --interval 100ms
+
+expect_eq "TERM=dumb: exit" "$(wait_rc dumb)" 2
+expect_match "TERM=dumb: why" "$(cat "$T/err.dumb")" "^gpumon top: this terminal \(TERM=dumb\) cannot show a full-screen view"
+"$GPUMON" watch --once --nvml /nonexistent/libnvidia-ml.so.1 > /dev/null 2> "$T/watch.err"; wrc=$?
+expect_eq "no NVML library: watch's status" "$(wait_rc nolib)" "$wrc"
+expect_eq "no NVML library: watch's line" "$(cat "$T/err.nolib")" "$(cat "$T/watch.err")"
+expect_eq "zero GPUs: exit" "$(wait_rc zero)" 5
+expect_match "zero GPUs: why" "$(cat "$T/err.zero")" "reports no GPU on this machine"
+
+# A hung NVML call: the screen goes on (the clock and the age move), the header says how old the data
+# is, and q ends top at once with the terminal given back, the stuck sampler left behind after 2 s.
+if wait_screen hang "data [0-9.]+ s old: an NVML call is slow or hung" 6; then
+  ok
+  a=$(screen hang | sed -n 's/.*data \([0-9.]*\) s old.*/\1/p')
+  sleep 1.2
+  b=$(screen hang | sed -n 's/.*data \([0-9.]*\) s old.*/\1/p')
+  expect_match "hang: the age grows while the data is frozen ($a, then $b)" "$(awk -v a="$a" -v b="$b" 'BEGIN { print (b > a) ? "yes" : "no" }')" yes
+  t0=$(date +%s%N)
+  keys hang q
+  expect_eq "hang: q ends top" "$(wait_rc hang 5)" 0
+  expect_match "hang: exits within 3 s" "$(( ($(date +%s%N) - t0) / 1000000 ))" "^([0-9]{1,3}|[12][0-9]{3})$"
+  expect_match "hang: says it left the sampler" "$(cat "$T/err.hang")" "stuck in an NVML call; exiting without waiting"
+  expect_no_match "hang: terminal given back (no screen left)" "$(screen hang)" "gpumon top"
+else
+  fail "hang: no data age in the header"
+fi
+
+# A lost GPU, ASCII graphs (LC_ALL=C), the verdict at once and the detail screen, then SIGTERM.
+expect_screen lost "^  1 +LOST .*gpu-lost" "lost GPU: LOST and its verdict on its line"
+expect_no_match "lost: the other GPUs go on" "$(screen lost | grep -E '^  [023] ')" "LOST"
+expect_no_match "ASCII locale: no byte above 127" "$(screen lost | LC_ALL=C tr -d '\000-\177' | head -c 10)" "."
+expect_match "ASCII locale: graph cells" "$(screen lost)" "##"
+keys lost 1 Enter
+expect_screen lost "critical gpu-lost: the GPU fell off the bus" "detail screen: the verdict's title"
+expect_screen lost "advice: Drain the node" "detail screen: the advice"
+expect_match "detail screen: the lost state" "$(screen lost)" "state: LOST"
+keys lost Escape
+expect_screen lost "^GPU +UTIL" "Esc: back to the main screen"
+kill -TERM "$(gpid lost)"
+expect_eq "SIGTERM: exit 0" "$(wait_rc lost)" 0
+expect_eq "SIGTERM: the terminal given back" "$(screen lost | grep -c .)" 0
+
+# 80x24, 8 idle H200s without colour: every part in place, no colour escape, then resizes.
+start idle 80 24 env NO_COLOR=1 $U8 "$GPUMON" top --scenario idle-8xh200
+expect_screen idle "^  7 +0% " "80x24: the GPUs"
+s=$(screen idle)
+expect_match "80x24: GPU heads" "$s" "^GPU +UTIL +RANGE +SM +TNSR +MEM +TEMP +POWER .*VERDICT"
+expect_match "80x24: header" "$s" "^gpumon top  .*  8 GPUs  every 1s  [0-9:]{8}"
+expect_eq "80x24: eight GPU lines" "$(printf '%s\n' "$s" | grep -cE '^  [0-7] +0% .*/700W')" 8
+expect_match "80x24: the history graph" "$s" "GPU 0 utilization 0%, last [0-9]+ s"
+expect_match "80x24: process heads" "$s" "PID USER +GPU GPU MEM +CPU% +RSS COMMAND"
+expect_match "80x24: no processes" "$s" "no processes on the GPUs"
+expect_match "80x24: judging until the window is covered" "$s" "judging"
+expect_match "80x24: key hints" "$s" "q quit  \? help"
+expect_eq "80x24: 24 lines, none wider than 80" "$(printf '%s\n' "$s" | awk 'length > 80' | wc -l):$(printf '%s\n' "$s" | wc -l)" "0:24"
+expect_no_match "NO_COLOR: no colour escapes" "$(tm capture-pane -e -p -t idle)" $'\e\\[([0-9;]*;)?(3[0-8]|4[0-8]|9[0-7]|10[0-7])(;[0-9;]*)?m'
+tm resize-window -t idle -x 200 -y 60
+expect_screen idle "^GPU NAME +UTIL .*MEM USED .*HISTORY +VERDICT" "resize to 200x60: wider columns"
+tm resize-window -t idle -x 50 -y 10
+expect_screen idle "terminal too small:" "resize to 50x10: says the minimum"
+expect_match "too small: the minimum and the size" "$(screen idle)" "needs 60x12 or more,"$'\n'"this one is 50x10"
+tm resize-window -t idle -x 80 -y 14
+expect_screen idle " GPUs 1-[0-9] of 8$" "more GPUs than rows: which are shown"
+keys idle 7
+expect_screen idle "^  7 +0% " "selecting GPU 7 scrolls to it"
+tm resize-window -t idle -x 80 -y 24
+expect_screen idle "^  0 +0% " "back to 80x24: all GPUs"
+keys idle '?'
+expect_screen idle "^Keys" "? shows the keys"
+keys idle Escape p
+expect_screen idle "PAUSED" "p pauses"
+keys idle p -
+expect_screen idle "every 500ms" "- samples more often"
+keys idle C-c
+expect_eq "Ctrl-C (SIGINT): exit 0" "$(wait_rc idle)" 0
+
+# 200x60 with colour, busy GPUs: names, memory, history sparklines, four graphs, UTF-8 blocks.
+start wide 200 60 env $U8 "$GPUMON" top --scenario straggler
+expect_screen wide "^  7 H100 80GB HBM3 .*[0-9]+/700W" "200x60: GPU lines with names"
+expect_screen wide "power of limit" "200x60: four history graphs"
+s=$(screen wide)
+expect_match "200x60: all columns" "$s" "^GPU NAME +UTIL +RANGE +SM +TNSR +MEM +MEM USED +TEMP +POWER +SMCLK +P +THROTTLE +HISTORY +VERDICT"
+expect_eq "200x60: eight process lines" "$(printf '%s\n' "$s" | grep -cE '^ +910[0-7] ')" 8
+expect_match "200x60: SM share per process" "$s" "PID USER +GPU GPU MEM +SM% +CPU%"
+expect_match "UTF-8: block graphs" "$s" "█"
+expect_match "colours when NO_COLOR is not set" "$(tm capture-pane -e -p -t wide)" $'\e\\[(3[0-7]|4[0-7])m'
+kill -HUP "$(gpid wide)"
+expect_eq "SIGHUP (the terminal closed): exit 0" "$(wait_rc wide)" 0
+
+# The test's own processes as GPU processes: a launcher with two workers, a third process, one that is not
+# on this host (another PID namespace); sorting, filtering, the tree, signals.
+sh -c 'sleep 300 & sleep 300 & wait' &
+launcher=$!
+sleep 300 &
+third=$!
+for i in $(seq 100); do [ "$(pgrep -P $launcher | wc -l)" -eq 2 ] && break; sleep 0.02; done
+set -- $(pgrep -P $launcher | sort -n)
+w1=$1 w2=$2
+far=3999999
+cat > "$T/own.scn" <<EOF
+gpu 0-1
+  name NVIDIA H100 80GB HBM3
+  memory_total 81559 MiB
+  util.gpu = const(80)
+gpu 0
+  process $w1 worker-one memory=const(30 GiB) util=70%
+  process $third the-third memory=const(20 GiB) util=30%
+gpu 1
+  process $w2 worker-two memory=const(10 GiB)
+  process $far far-away memory=const(5 GiB)
+EOF
+chmod 644 "$T/own.scn"
+start own 120 40 env $U8 "$GPUMON" top --scenario "$T/own.scn"
+# the table, largest GPU memory first
+expect_screen own "^ *$far " "own processes listed"
+order=$(screen own | awk -v a=$w1 -v b=$w2 -v c=$third -v d=$far '$1==a||$1==b||$1==c||$1==d {printf "%s ", $1}')
+expect_eq "sorted by GPU memory, largest first" "$order" "$w1 $third $w2 $far "
+row=$(screen own | grep -E "^ +$w1 ")
+expect_match "own process: user, GPU, memory, SM share, CPU, RSS, command line" "$row" \
+  "^ +$w1 $(id -un) +(.{12} +)?0 +30\.0G +[0-9]+% +([0-9.]+|-) +[0-9.]+[MG] sleep 300$"
+expect_match "a process of another PID namespace: NVML's name" "$(screen own | grep -E "^ *$far ")" "^ *$far \? +1 +5\.0G .*far-away$"
+for i in $(seq 12); do
+  screen own | grep -q "sorted by PID" && break
+  keys own s; sleep 0.1
+done
+expect_screen own "sorted by PID" "s: sorts by the next column, round to PID"
+order=$(screen own | awk -v a=$w1 -v b=$w2 -v c=$third -v d=$far '$1==a||$1==b||$1==c||$1==d {printf "%s ", $1}')
+expect_eq "sorted by PID" "$order" "$(printf '%s\n' $w1 $w2 $third $far | sort -n | tr '\n' ' ')"
+keys own r
+expect_screen own "sorted by PID, descending" "r: reverses"
+order=$(screen own | awk -v a=$w1 -v b=$w2 -v c=$third -v d=$far '$1==a||$1==b||$1==c||$1==d {printf "%s ", $1}')
+expect_eq "sorted by PID, descending" "$order" "$(printf '%s\n' $w1 $w2 $third $far | sort -rn | tr '\n' ' ')"
+keys own '>'
+expect_screen own "sorted by USER" "> sorts by the next column"
+keys own '<' '<'
+expect_screen own "sorted by COMMAND" "< sorts by the previous column"
+# the tree: the launcher (sh, not on a GPU) over its two workers
+keys own t
+expect_screen own "^ +$launcher .*sh -c sleep 300 & sleep 300 & wait" "t: the launcher of two GPU processes"
+expect_match "tree: the workers under it" "$(screen own | grep -E "^ +($w1|$w2) ")" "└─ sleep 300"
+expect_match "tree: the test's shell, where the launcher and the third process meet" "$(screen own)" "^ +$$ "
+expect_no_match "tree: not the single-branch ancestor above it" "$(screen own)" "^ +$PPID "
+keys own t
+expect_screen own "flat view" "t again: flat"
+# filter on a pid: one row; Esc clears it
+keys own / "$third" Enter
+expect_screen own "filter: $third" "filter shown in the header"
+expect_eq "filter: one row" "$(screen own | grep -cE "^ *($w1|$w2|$third|$far) ")" 1
+keys own Escape
+expect_screen own "^ +$w2 " "Esc clears the filter"
+# signals: n keeps the process, y sends, a process that ends before the answer is not signalled
+keys own / "$w1" Enter Tab
+expect_screen own "filter: $w1" "filter on the first worker"
+expect_eq "filter: the first worker alone" "$(screen own | grep -cE "^ *($w1|$w2|$third|$far) ")" 1
+keys own k
+expect_screen own "Send SIGTERM to $w1 \(sleep 300\)\? \(y/n\)" "k asks first"
+keys own n
+expect_screen own "no signal sent" "n: nothing sent"
+kill -0 $w1 2> /dev/null && ok || fail "n killed the process anyway"
+keys own k y
+expect_screen own "sent SIGTERM to process $w1" "y: sent"
+for i in $(seq 100); do kill -0 $w1 2> /dev/null || break; sleep 0.02; done
+kill -0 $w1 2> /dev/null && fail "SIGTERM did not end process $w1" || ok
+keys own Escape / "$third" Enter K
+expect_screen own "Send SIGKILL to $third" "K asks first"
+kill -9 $third; wait $third 2> /dev/null
+keys own y
+expect_screen own "process $third has already ended: no signal sent" "a process gone before the answer: said, not signalled"
+keys own Escape / "$far" Enter k
+expect_screen own "process $far is not visible here" "a process of another PID namespace: refused"
+keys own q
+expect_eq "q: exit 0" "$(wait_rc own)" 0
+
+# Another user's process: refused without root (as root: top run as nobody, the process root's).
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+  start nobody 100 30 setpriv --reuid=65534 --regid=65534 --clear-groups env $U8 "$GPUMON" top --nvml "$SIM" \
+    --scenario "$T/own.scn"
+  if wait_screen nobody "^ +$w2 " 8; then
+    keys nobody / "$w2" Enter Tab k
+    expect_screen nobody "process $w2 belongs to root: only root may signal another user's processes" \
+      "another user's process: refused"
+    kill -0 $w2 2> /dev/null && ok || fail "the other user's process was signalled"
+  else
+    fail "top as nobody did not show the processes ($(cat "$T/err.nobody"))"
+  fi
+fi
+kill $launcher $w2 2> /dev/null
+tm kill-server 2> /dev/null
+
+# Installed: the module beside the binary's prefix, found by the installed gpumon.
+cmake --install "$BUILD" --prefix "$T/prefix" > /dev/null 2>&1
+[ -f "$T/prefix/lib/gpumon/gpumon-top.so" ] && ok || fail "not installed: lib/gpumon/gpumon-top.so"
+"$T/prefix/bin/gpumon" top --help > /dev/null 2>&1; expect_eq "installed gpumon top finds its module" "$?" 0
+
+# (The /proc reader's own unit test is unit_top_proc, registered in tests/CMakeLists.txt.)
+done_tests
