@@ -49,6 +49,7 @@ struct analyze_gpu {
     double job_start_t;              /* memory went from unused to used here (a start seen); 0 none */
     double best_p50, best_t;         /* fastest step p50 of a full window so far; 0 none */
     unsigned long long best_set;     /* of this set of processes (stepstat_gpu_set): a new job starts afresh */
+    double acct_t, acct_energy;      /* the previous record's time and energy counter (accounting) */
     bool seen_unused;                /* a record without memory in use came before */
     unsigned nxid;
     struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];
@@ -64,6 +65,7 @@ struct analyzer {
     unsigned hcap, hhead, hn;
     unsigned long long thermal_mask, power_mask;   /* clock_reasons.h's groups */
     struct stepstat *steps;
+    struct account *account;
 };
 
 struct analyzer *analyze_new(const struct rule_config *c)
@@ -73,6 +75,7 @@ struct analyzer *analyze_new(const struct rule_config *c)
     a->thermal_mask = clock_reason_mask(CR_GROUP_THERMAL);
     a->power_mask = clock_reason_mask(CR_GROUP_POWER);
     a->steps = stepstat_new(c->window_s);
+    a->account = account_new();
     return a;
 }
 
@@ -84,6 +87,7 @@ void analyze_free(struct analyzer *a)
         free(a->gpus[i].ring);
     free(a->host);
     stepstat_free(a->steps);
+    account_free(a->account);
     free(a);
 }
 
@@ -95,6 +99,11 @@ unsigned analyze_ngpus(const struct analyzer *a)
 double analyze_now(const struct analyzer *a)
 {
     return a->now;
+}
+
+const struct account *analyze_account(const struct analyzer *a)
+{
+    return a->account;
 }
 
 const struct stepstat *analyze_steps(const struct analyzer *a)
@@ -296,6 +305,22 @@ static void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *h
     return out;
 }
 
+/* The GPU's interval since its previous record (a hole counted up to a minute) goes to the accounts of
+ * its jobs and users, with its energy: the counter's rise, or power x time without the counter. */
+static void analyze_account_add(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
+                                const struct analyze_point *p)
+{
+    double dt = g->acct_t > 0 ? fmin(p->t - g->acct_t, 60) : 0;
+    double e = analyze_num(&rg->v[M_ENERGY], M_ENERGY), used = NAN;
+    if (!isnan(e) && !isnan(g->acct_energy) && e >= g->acct_energy)
+        used = e - g->acct_energy;
+    else if (!isnan(p->power))
+        used = p->power * dt;
+    g->acct_t = p->t;
+    g->acct_energy = e;
+    account_add(a->account, rg, p->t, dt, p->idle, used);
+}
+
 void analyze_feed(struct analyzer *a, const struct record *r)
 {
     double t = (double)r->time.tv_sec + r->time.tv_nsec / 1e9, from = t - a->cfg.window_s;
@@ -327,6 +352,7 @@ void analyze_feed(struct analyzer *a, const struct record *r)
         struct stepstat_fig f;
         stepstat_latest(a->steps, r->gpus[i].index, &f);
         p.in_wait = (float)f.in_wait_s, p.in_compute = (float)f.in_compute_s;
+        analyze_account_add(a, g, &r->gpus[i], &p);
         while (g->n && g->ring[g->head].t <= from) {
             analyze_hist(g, &g->ring[g->head], -1);
             g->head = (g->head + 1) % g->cap, g->n--;

@@ -19,6 +19,7 @@
 #include "clock_reasons.h"
 #include "record.h"
 #include "rules.h"
+#include "account.h"
 #include "stepstat.h"
 
 #define ANALYZE_MAX_GPUS 64
@@ -110,6 +111,8 @@ void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out);
 const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i);
 /* Time of the latest record, seconds since the epoch (0 before any). */
 double analyze_now(const struct analyzer *a);
+/* GPU time by job and user over the whole run. */
+const struct account *analyze_account(const struct analyzer *a);
 /* The job's step figures (NULL before any record). */
 const struct stepstat *analyze_steps(const struct analyzer *a);
 /* Nearest-rank percentile (0-100) of a 101-bin histogram holding n values. */

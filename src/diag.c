@@ -202,6 +202,37 @@ static void diag_steps_text(const struct diag *d, struct sbuf *b)
     }
 }
 
+/* GPU time in the unit that reads best: GPU-seconds under 6 minutes, else GPU-hours. */
+static void diag_gpu_time(struct sbuf *b, double s)
+{
+    if (s < 360)
+        sbuf_printf(b, "%.0f GPU-seconds", s);
+    else
+        sbuf_printf(b, "%.*f GPU-hours", s < 36000 ? 2 : 1, s / 3600);
+}
+
+/* GPU time by job and by user: "job 1234: 4 GPUs, 12.8 GPU-hours, 41% idle (5.2 GPU-hours), 38.0 kWh". */
+static void diag_account_text(const struct diag *d, struct sbuf *b)
+{
+    const struct account_entry *e[ACCOUNT_MAX];
+    unsigned n = account_sorted(analyze_account(d->an), e);
+    if (n == 0)
+        return;
+    sbuf_puts(b, "Accounting (GPU time by job and by user; a shared GPU's time is split evenly):\n");
+    for (unsigned i = 0; i < n; i++) {
+        sbuf_printf(b, "  %s %s: %u GPU%s, ", e[i]->kind == ACCOUNT_JOB ? "job" : "user", e[i]->key, e[i]->ngpus,
+                    e[i]->ngpus == 1 ? "" : "s");
+        diag_gpu_time(b, e[i]->gpu_s);
+        sbuf_printf(b, ", %.0f%% idle (", e[i]->gpu_s > 0 ? 100 * e[i]->idle_s / e[i]->gpu_s : 0);
+        diag_gpu_time(b, e[i]->idle_s);
+        sbuf_putc(b, ')');
+        if (!isnan(e[i]->energy_j))
+            sbuf_printf(b, e[i]->energy_j < 360000 ? ", %.1f Wh" : ", %.1f kWh",
+                        e[i]->energy_j / (e[i]->energy_j < 360000 ? 3600 : 3.6e6));
+        sbuf_putc(b, '\n');
+    }
+}
+
 void diag_summary_text(const struct diag *d, struct sbuf *b)
 {
     unsigned n = analyze_ngpus(d->an);
@@ -259,6 +290,7 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
             sbuf_puts(b, "  no verdict: utilization is moderate and no problem rule held\n");
     }
     diag_steps_text(d, b);
+    diag_account_text(d, b);
 }
 
 static void diag_json_num(struct sbuf *b, const char *key, double v, int dec)
@@ -298,6 +330,25 @@ static void diag_steps_json(const struct diag *d, struct sbuf *b)
         sbuf_putc(b, ',');
         diag_json_num(b, "wait_share", r.run.wait_share, 1);
         sbuf_printf(b, ",\"dropped\":%llu,\"invalid\":%llu}", r.dropped, r.bad);
+    }
+    sbuf_putc(b, ']');
+}
+
+static void diag_account_json(const struct diag *d, struct sbuf *b)
+{
+    const struct account_entry *e[ACCOUNT_MAX];
+    unsigned n = account_sorted(analyze_account(d->an), e);
+    sbuf_puts(b, ",\"accounting\":[");
+    for (unsigned i = 0; i < n; i++) {
+        sbuf_printf(b, "%s{\"%s\":", i ? "," : "", e[i]->kind == ACCOUNT_JOB ? "job" : "user");
+        fmt_json_string(b, e[i]->key);
+        sbuf_printf(b, ",\"gpus\":%u,", e[i]->ngpus);
+        diag_json_num(b, "gpu_seconds", e[i]->gpu_s, 1);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "idle_gpu_seconds", e[i]->idle_s, 1);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "energy_joules", e[i]->energy_j, 0);
+        sbuf_putc(b, '}');
     }
     sbuf_putc(b, ']');
 }
@@ -372,5 +423,6 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
     }
     sbuf_putc(b, ']');
     diag_steps_json(d, b);
+    diag_account_json(d, b);
     sbuf_puts(b, "}\n");
 }

@@ -58,10 +58,23 @@ out=$(gp --once --hpc-job-mapping-dir "$T/nope" 2>&1); rc=$?
 expect_eq "no such mapping dir: status" "$rc" 2
 expect_match "no such mapping dir: message" "$out" "hpc-job-mapping-dir $T/nope: No such file"
 
-# --- the log reads back; diagnose accepts it ---
-echo 1001 > "$T/jobs/0"; rm "$T/jobs/1"
-gp -i 200ms -n 3 -f jsonl --hpc-job-mapping-dir "$T/jobs" > "$T/log.jsonl" 2>/dev/null
-"$GPUMON" diagnose "$T/log.jsonl" > /dev/null && ok || fail "diagnose of a log with jobs and owners"
+# --- the log reads back; diagnose accounts GPU time by job and user (a shared GPU split evenly) ---
+echo 1001 > "$T/jobs/0"; rm "$T/jobs/1"; printf '1001\n1002\n' > "$T/jobs/1"
+gp -i 250ms -n 9 -f jsonl --hpc-job-mapping-dir "$T/jobs" > "$T/log.jsonl" 2>/dev/null
+out=$("$GPUMON" diagnose "$T/log.jsonl"); rc=$?
+expect_eq "diagnose of a log with jobs and owners" "$rc" 0
+expect_match "accounting: the job on two GPUs" "$out" "job 1001: 2 GPUs, [0-9]+ GPU-seconds, [0-9]+% idle"
+expect_match "accounting: the user" "$out" "user $me: 1 GPU, "
+"$GPUMON" diagnose --format json "$T/log.jsonl" > "$T/d.json"
+pycheck "$T/log.jsonl" "
+d = json.load(open('$T/d.json'))['accounting']
+acc = {(list(a)[0], list(a.values())[0]): a for a in d}
+j1, j2 = acc[('job', '1001')], acc[('job', '1002')]
+span = 8 * 0.25
+assert abs(j1['gpu_seconds'] - 1.5 * span) < 0.35 and abs(j2['gpu_seconds'] - 0.5 * span) < 0.2, (j1, j2)
+w = sum(g['power.draw'] for r in recs[1:] for g in r['gpus'][:1]) / (len(recs) - 1)
+u = acc[('user', '$me')]
+assert u['gpus'] == 1 and abs(u['energy_joules'] - w * u['gpu_seconds']) < 0.15 * w * u['gpu_seconds'] + 5, (u, w)"
 
 # --- the exporter: job info series and owner labels ---
 if [ "$HAVE_SERVE" = 1 ]; then
@@ -69,8 +82,13 @@ if [ "$HAVE_SERVE" = 1 ]; then
   gp serve --web.listen-address "127.0.0.1:$port" --interval 200ms --collect.processes \
     --hpc-job-mapping-dir "$T/jobs" > /dev/null 2>"$T/serve.err" & s=$!
   m=""
-  for _ in $(seq 50); do m=$(curl -sf "http://127.0.0.1:$port/metrics") && [ -n "$m" ] && break; sleep 0.1; done
+  for _ in $(seq 50); do
+    m=$(curl -sf "http://127.0.0.1:$port/metrics") && printf '%s' "$m" | grep -q gpumon_job_gpu_seconds_total && break
+    sleep 0.1
+  done
   expect_match "job info series" "$m" 'gpumon_gpu_job_info\{gpu="0",uuid="[^"]+",job="1001"\} 1'
+  expect_match "job accounting counter" "$m" 'gpumon_job_gpu_seconds_total\{job="1001"\} [0-9.e+-]+'
+  expect_match "user accounting counter" "$m" "gpumon_user_energy_joules_total\{user=\"$me\"\} [0-9.e+-]+"
   expect_match "owner labels" "$m" "gpumon_process_gpu_memory_bytes\{gpu=\"0\",[^}]*pid=\"$child\",[^}]*user=\"$me\",container=\"\",pod_uid=\"\"\}"
   if command -v promtool > /dev/null; then
     printf '%s\n' "$m" | promtool check metrics > "$T/lint" 2>&1 && ok || fail "promtool: $(cat "$T/lint")"

@@ -3,18 +3,21 @@
  * of /proc/PID/cgroup texts as each runtime writes them, cgroup v1 and v2
  * (fixtures from docker, containerd and cri-o under Kubernetes with the
  * cgroupfs and systemd drivers, podman, nerdctl), what must not be taken
- * for a container, and the user from a fake /proc.
+ * for a container, and the user from a fake /proc; and the accounting of
+ * GPU time by job and user (account.c): shares, energy, eviction.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "account.h"
 #include "host.h"
 
 #define ID "3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e"
@@ -109,12 +112,56 @@ static void test_read(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void test_account(void **state)
+{
+    (void)state;
+    struct account *ac = account_new();
+    struct record_gpu g;
+    memset(&g, 0, sizeof g);
+    g.index = 3;
+    g.njobs = 2;
+    snprintf(g.jobs[0], sizeof g.jobs[0], "a");
+    snprintf(g.jobs[1], sizeof g.jobs[1], "b");
+    g.nprocs = 3;
+    snprintf(g.procs[0].user, sizeof g.procs[0].user, "alice");
+    snprintf(g.procs[1].user, sizeof g.procs[1].user, "alice");   /* one user, two processes: one share */
+    g.procs[2].user[0] = '\0';                                      /* unknown: no share */
+    account_add(ac, &g, 100, 10, 0.5, 1000);
+    account_add(ac, &g, 110, 0, 0.5, 1000);    /* no interval: nothing */
+    account_add(ac, &g, 120, 10, NAN, NAN);    /* unknown idle and energy: time only */
+    const struct account_entry *e[ACCOUNT_MAX];
+    assert_int_equal(account_sorted(ac, e), 3);
+    assert_int_equal(e[0]->kind, ACCOUNT_JOB);
+    assert_float_equal(e[0]->gpu_s, 10, 1e-9);     /* half of 2 x 10 s */
+    assert_float_equal(e[0]->idle_s, 2.5, 1e-9);
+    assert_float_equal(e[0]->energy_j, 500, 1e-9);
+    assert_int_equal(e[0]->ngpus, 1);
+    assert_int_equal(e[2]->kind, ACCOUNT_USER);
+    assert_string_equal(e[2]->key, "alice");
+    assert_float_equal(e[2]->gpu_s, 20, 1e-9);
+    assert_float_equal(e[2]->energy_j, 1000, 1e-9);
+    /* full: the least recently seen makes room */
+    g.nprocs = 0;
+    g.njobs = 1;
+    for (int i = 0; i < ACCOUNT_MAX; i++) {
+        snprintf(g.jobs[0], sizeof g.jobs[0], "j%d", i);
+        account_add(ac, &g, 200 + i, 1, 0, 0);
+    }
+    assert_int_equal(account_sorted(ac, e), ACCOUNT_MAX);
+    bool alice = false, a = false;
+    for (int i = 0; i < ACCOUNT_MAX; i++)
+        alice |= !strcmp(e[i]->key, "alice"), a |= !strcmp(e[i]->key, "a");
+    assert_false(alice || a);
+    account_free(ac);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runtimes),
         cmocka_unit_test(test_not_containers),
         cmocka_unit_test(test_read),
+        cmocka_unit_test(test_account),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
