@@ -307,9 +307,54 @@ static void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *h
 
 /* The GPU's interval since its previous record (a hole counted up to a minute) goes to the accounts of
  * its jobs and users, with its energy: the counter's rise, or power x time without the counter. */
+/* Adds the distinct non-empty values of n strings (stride bytes apart) to b, comma-separated; short:
+ * a container "runtime://id" with the id cut to docker's 12 digits. */
+static void analyze_who_list(struct sbuf *b, const char *first, size_t stride, unsigned n, bool short_id)
+{
+    size_t start = b->len;
+    for (unsigned i = 0; i < n; i++) {
+        const char *v = first + i * stride;
+        bool dup = !v[0];
+        for (unsigned j = 0; j < i && !dup; j++)
+            dup = !strcmp(v, first + j * stride);
+        if (dup)
+            continue;
+        const char *id = short_id ? strstr(v, "://") : NULL;
+        int len = id ? (int)(id - v) + 3 + 12 : 64;
+        sbuf_printf(b, "%s%.*s", b->len > start ? ", " : "", len, v);
+    }
+}
+
+/* Who was on the GPU in this record (jobs, users, containers, pods), kept while it is known. */
+static void analyze_who(struct analyze_gpu *g, const struct record_gpu *rg)
+{
+    static const char *const names[4] = {"jobs ", "users ", "containers ", "pods "};
+    struct sbuf b;
+    sbuf_init(&b);
+    for (int k = 0; k < 4; k++) {
+        size_t before = b.len;
+        sbuf_puts(&b, before ? "; " : "");
+        sbuf_puts(&b, names[k]);
+        size_t head = b.len;
+        const struct record_proc *p = rg->procs;
+        if (k == 0)
+            analyze_who_list(&b, rg->jobs[0], sizeof rg->jobs[0], rg->njobs, false);
+        else
+            analyze_who_list(&b, k == 1 ? p->user : k == 2 ? p->container : p->pod, sizeof *p, rg->nprocs, k == 2);
+        if (b.len == head) {   /* none of this kind */
+            b.len = before;
+            b.data[b.len] = '\0';
+        }
+    }
+    if (b.len)
+        snprintf(g->tot.who, sizeof g->tot.who, "%s", b.data);
+    sbuf_free(&b);
+}
+
 static void analyze_account_add(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
                                 const struct analyze_point *p)
 {
+    analyze_who(g, rg);
     double dt = g->acct_t > 0 ? fmin(p->t - g->acct_t, 60) : 0;
     double e = analyze_num(&rg->v[M_ENERGY], M_ENERGY), used = NAN;
     if (!isnan(e) && !isnan(g->acct_energy) && e >= g->acct_energy)

@@ -96,6 +96,7 @@ struct analyze_gpu_total {
     unsigned long long n_gpm, n_tensor, n_dram;   /* records with GPM SM, tensor, DRAM activity */
     double sm_active_sum, tensor_sum, dram_sum;
     int gpm_code;                      /* latest reason GPM was missing (NVML code); 0 ok, -1 never logged */
+    char who[320];                     /* its jobs, users, containers, pods when last known ("" never) */
 };
 
 struct analyzer;

@@ -257,6 +257,8 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
             sbuf_printf(b, "  peak memory %.0f/%.0f MiB (%.1f%%)", t->mem_peak, t->mem_total,
                         100.0 * t->mem_peak / t->mem_total);
         sbuf_printf(b, "  throttled %.0f s (%.0f%%)\n", t->throttled_s, dur > 0 ? 100.0 * t->throttled_s / dur : 0);
+        if (t->who[0])
+            sbuf_printf(b, "  on it: %s\n", t->who);
         if (t->n_gpm) {
             sbuf_printf(b, "  GPM: SM activity mean %.1f%%", t->sm_active_sum / (double)t->n_gpm);
             if (t->n_tensor)
