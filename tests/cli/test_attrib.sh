@@ -65,7 +65,8 @@ out=$("$GPUMON" diagnose "$T/log.jsonl"); rc=$?
 expect_eq "diagnose of a log with jobs and owners" "$rc" 0
 expect_match "accounting: the job on two GPUs" "$out" "job 1001: 2 GPUs, [0-9]+ GPU-seconds, [0-9]+% idle"
 expect_match "accounting: the user" "$out" "user $me: 1 GPU, "
-expect_match "summary: who is on each GPU" "$out" "on it: jobs 1001, 1002; users $me"
+expect_match "summary: who is on GPU 0" "$out" "on it: jobs 1001; users $me"
+expect_match "summary: who is on GPU 1" "$out" "on it: jobs 1001, 1002"
 "$GPUMON" diagnose --format json "$T/log.jsonl" > "$T/d.json"
 pycheck "$T/log.jsonl" "
 d = json.load(open('$T/d.json'))['accounting']
