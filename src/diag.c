@@ -108,7 +108,8 @@ static void diag_evaluate(struct diag *d)
                 v->starts++;
             }
             if (d->fn) {
-                struct diag_change ch = {now, now - d->first_t, s->index, r, active[r], v->evidence};
+                struct diag_change ch = {now, now - d->first_t, s->index, r, active[r], v->evidence,
+                                         analyze_nnodes(d->an) > 1 ? analyze_total(d->an, g)->host : NULL};
                 d->fn(d->ctx, &ch);
             }
         }
@@ -146,11 +147,11 @@ void diag_finish(struct diag *d)
 void diag_change_line(const struct diag_change *ch, struct sbuf *b)
 {
     const struct rule *r = &rule_table[ch->rule];
+    sbuf_printf(b, "+%.0fs %s%sGPU %u ", ch->since_start, ch->node ? ch->node : "", ch->node ? " " : "", ch->gpu);
     if (ch->active)
-        sbuf_printf(b, "+%.0fs GPU %u %s %s: %s (%s)", ch->since_start, ch->gpu, rules_severity_name(r->severity),
-                    r->id, r->title, ch->evidence);
+        sbuf_printf(b, "%s %s: %s (%s)", rules_severity_name(r->severity), r->id, r->title, ch->evidence);
     else
-        sbuf_printf(b, "+%.0fs GPU %u cleared %s", ch->since_start, ch->gpu, r->id);
+        sbuf_printf(b, "cleared %s", r->id);
 }
 
 static void diag_ts(double t, struct sbuf *b)
@@ -172,15 +173,19 @@ static void diag_ms(struct sbuf *b, const char *what, double seconds)
 /* The processes that reported their steps, over the whole run. */
 static void diag_steps_text(const struct diag *d, struct sbuf *b)
 {
-    const struct stepstat *ss = analyze_steps(d->an);
-    unsigned n = stepstat_nranks(ss);
+    unsigned n = 0, nodes = analyze_nnodes(d->an);
+    for (unsigned h = 0; h < nodes; h++)
+        n += stepstat_nranks(analyze_node_steps(d->an, h));
     if (n == 0)
         return;
     sbuf_printf(b, "Training steps (reported by the job, %u process%s):\n", n, n == 1 ? "" : "es");
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned h = 0; h < nodes; h++)
+    for (unsigned i = 0; i < stepstat_nranks(analyze_node_steps(d->an, h)); i++) {
         struct stepstat_rank r;
-        stepstat_rank(ss, i, analyze_now(d->an), &r);
+        stepstat_rank(analyze_node_steps(d->an, h), i, analyze_now(d->an), &r);
         sbuf_puts(b, "  ");
+        if (nodes > 1)
+            sbuf_printf(b, "%s ", analyze_node_name(d->an, h));
         if (r.rank >= 0)
             sbuf_printf(b, "rank %d ", r.rank);
         sbuf_printf(b, "pid %d", r.pid);
@@ -233,6 +238,39 @@ static void diag_account_text(const struct diag *d, struct sbuf *b)
     }
 }
 
+/* Several nodes: each one's GPUs and their whole-run utilization, and whether it was the slow one. */
+static void diag_nodes_text(const struct diag *d, struct sbuf *b)
+{
+    unsigned nodes = analyze_nnodes(d->an), n = analyze_ngpus(d->an);
+    int slow = -1;
+    for (int r = 0; r < rule_count && slow < 0; r++)
+        if (!strcmp(rule_table[r].id, "slow-node"))
+            slow = r;
+    if (nodes < 2)
+        return;
+    sbuf_printf(b, "Nodes (%u):\n", nodes);
+    for (unsigned h = 0; h < nodes; h++) {
+        const char *name = analyze_node_name(d->an, h);
+        unsigned gpus = 0;
+        double sum = 0, cnt = 0, slow_s = 0;
+        for (unsigned g = 0; g < n; g++) {
+            const struct analyze_gpu_total *t = analyze_total(d->an, g);
+            if (strcmp(t->host, name))
+                continue;
+            gpus++;
+            for (int k = 0; k <= 100; k++)
+                sum += (double)k * (double)t->hist[k], cnt += (double)t->hist[k];
+            if (slow >= 0)
+                slow_s = fmax(slow_s, diag_verdict(d, g, slow)->active_s);
+        }
+        sbuf_printf(b, "  %s: %u GPU%s, utilization mean %.1f%%", name[0] ? name : "(no hostname)", gpus,
+                    gpus == 1 ? "" : "s", cnt ? sum / cnt : 0);
+        if (slow_s > 0)
+            sbuf_printf(b, "; the slow node for %.0f s", slow_s);
+        sbuf_putc(b, '\n');
+    }
+}
+
 void diag_summary_text(const struct diag *d, struct sbuf *b)
 {
     unsigned n = analyze_ngpus(d->an);
@@ -246,6 +284,8 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         for (int k = 0; k <= 100; k++)
             sum += (double)k * (double)t->hist[k];
         double dur = t->last_t - t->first_t;
+        if (analyze_nnodes(d->an) > 1)
+            sbuf_printf(b, "%s ", t->host);
         sbuf_printf(b, "GPU %u  %s  (%llu samples over %.0f s)\n", t->index, t->name[0] ? t->name : "?", t->samples,
                     dur);
         if (t->n_util)
@@ -291,6 +331,7 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         else if (!any)
             sbuf_puts(b, "  no verdict: utilization is moderate and no problem rule held\n");
     }
+    diag_nodes_text(d, b);
     diag_steps_text(d, b);
     diag_account_text(d, b);
 }
@@ -306,12 +347,16 @@ static void diag_json_num(struct sbuf *b, const char *key, double v, int dec)
 
 static void diag_steps_json(const struct diag *d, struct sbuf *b)
 {
-    const struct stepstat *ss = analyze_steps(d->an);
+    bool first = true;
     sbuf_puts(b, ",\"steps\":[");
-    for (unsigned i = 0; i < stepstat_nranks(ss); i++) {
+    for (unsigned h = 0; h < analyze_nnodes(d->an); h++)
+    for (unsigned i = 0; i < stepstat_nranks(analyze_node_steps(d->an, h)); i++) {
         struct stepstat_rank r;
-        stepstat_rank(ss, i, analyze_now(d->an), &r);
-        sbuf_printf(b, "%s{\"pid\":%d,", i ? "," : "", r.pid);
+        stepstat_rank(analyze_node_steps(d->an, h), i, analyze_now(d->an), &r);
+        sbuf_printf(b, "%s{\"host\":", first ? "" : ",");
+        fmt_json_string(b, analyze_node_name(d->an, h));
+        sbuf_printf(b, ",\"pid\":%d,", r.pid);
+        first = false;
         diag_json_num(b, "rank", r.rank >= 0 ? r.rank : NAN, 0);
         sbuf_putc(b, ',');
         diag_json_num(b, "local_rank", r.local_rank >= 0 ? r.local_rank : NAN, 0);
@@ -368,7 +413,9 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
         double sum = 0;
         for (int k = 0; k <= 100; k++)
             sum += (double)k * (double)t->hist[k];
-        sbuf_printf(b, "%s{\"index\":%u,\"name\":", g ? "," : "", t->index);
+        sbuf_printf(b, "%s{\"host\":", g ? "," : "");
+        fmt_json_string(b, t->host);
+        sbuf_printf(b, ",\"index\":%u,\"name\":", t->index);
         fmt_json_string(b, t->name);
         sbuf_printf(b, ",\"samples\":%llu,\"first\":\"", t->samples);
         diag_ts(t->first_t, b);
