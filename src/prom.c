@@ -196,7 +196,8 @@ static void prom_processes(struct sbuf *b, const struct record *rec, char **labe
     }
 }
 
-/* gpumon_gpu_job_info{gpu,uuid,job} 1: the job ids of each GPU (a job mapping directory), to join on. */
+/* gpumon_gpu_job_info{gpu,uuid,hpc_job} 1: the job ids of each GPU (a job mapping directory), to join on;
+ * hpc_job as dcgm-exporter names it (Prometheus keeps "job" for the scrape job). */
 static void prom_jobs(struct sbuf *b, const struct record *rec, char **labels)
 {
     bool header = false;
@@ -208,7 +209,7 @@ static void prom_jobs(struct sbuf *b, const struct record *rec, char **labels)
             header = true;
             sbuf_puts(b, "gpumon_gpu_job_info{");
             sbuf_puts(b, labels[g]);
-            sbuf_puts(b, ",job=\"");
+            sbuf_puts(b, ",hpc_job=\"");
             prom_label_value(b, rec->gpus[g].jobs[j]);
             sbuf_puts(b, "\"} 1\n");
         }

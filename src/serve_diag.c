@@ -11,7 +11,7 @@
  *     share, and SM and tensor activity where GPM covers the window.
  * And the accounting (account.h), counters per job and per user of the
  * GPU-seconds, idle GPU-seconds and joules since the exporter started:
- * gpumon_{job,user}_gpu_seconds_total, _gpu_idle_seconds_total,
+ * gpumon_{job,user}_gpu_seconds_total{hpc_job or user}, _gpu_idle_seconds_total,
  * _energy_joules_total, the 64 most recently active of each kind.
  * Cardinality is bounded by rules x GPUs (and those 64). A GPU is labelled as in prom.c
  * (gpu index and uuid from the current record); one absent from the
@@ -106,7 +106,7 @@ static int serve_diag_recent(const void *x, const void *y)
 /* The accounting counters: per kind, the SERVE_ACCOUNTS entries seen most recently. */
 static void serve_diag_accounts(struct sbuf *b, const struct diag *d)
 {
-    static const char *const kinds[2] = {"job", "user"};
+    static const char *const kinds[2] = {"job", "user"}, *const labels[2] = {"hpc_job", "user"};
     static const char *const what[3] = {"gpu_seconds_total", "gpu_idle_seconds_total", "energy_joules_total"};
     static const char *const help[3] = {
         "GPU-seconds the GPUs spent on it since the exporter started (a GPU shared by several is split evenly)",
@@ -125,7 +125,7 @@ static void serve_diag_accounts(struct sbuf *b, const struct diag *d)
                     continue;
                 if (!shown++)
                     prom_family(b, name, "counter", help[w]);
-                sbuf_printf(b, "%s{%s=\"", name, kinds[k]);
+                sbuf_printf(b, "%s{%s=\"", name, labels[k]);
                 prom_label_value(b, e[i]->key);
                 sbuf_puts(b, "\"} ");
                 prom_number(b, v);

@@ -88,8 +88,8 @@ if [ "$HAVE_SERVE" = 1 ]; then
     m=$(curl -sf "http://127.0.0.1:$port/metrics") && printf '%s' "$m" | grep -q gpumon_job_gpu_seconds_total && break
     sleep 0.1
   done
-  expect_match "job info series" "$m" 'gpumon_gpu_job_info\{gpu="0",uuid="[^"]+",job="1001"\} 1'
-  expect_match "job accounting counter" "$m" 'gpumon_job_gpu_seconds_total\{job="1001"\} [0-9.e+-]+'
+  expect_match "job info series" "$m" 'gpumon_gpu_job_info\{gpu="0",uuid="[^"]+",hpc_job="1001"\} 1'
+  expect_match "job accounting counter" "$m" 'gpumon_job_gpu_seconds_total\{hpc_job="1001"\} [0-9.e+-]+'
   expect_match "user accounting counter" "$m" "gpumon_user_energy_joules_total\{user=\"$me\"\} [0-9.e+-]+"
   expect_match "owner labels" "$m" "gpumon_process_gpu_memory_bytes\{gpu=\"0\",[^}]*pid=\"$child\",[^}]*user=\"$me\",container=\"\",pod_uid=\"\"\}"
   if command -v promtool > /dev/null; then
