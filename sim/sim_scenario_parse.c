@@ -512,12 +512,8 @@ static int parse_gpu_key(struct sim_parse *p, const char *key, const char *v, st
         g->num_fans = (unsigned int)u;
         return 0;
     }
-    if (strcmp(key, "ecc") == 0) {
-        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-            return sim_expr_fail(p, "ecc must be on or off");
-        g->ecc_enabled = v[1] == 'n';
-        return 0;
-    }
+    if (strcmp(key, "ecc") == 0)
+        return parse_switch(p, v, key, &g->ecc_enabled);
     if (strcmp(key, "gpm") == 0) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return sim_expr_fail(p, "gpm must be on or off (default: on for Hopper and newer names)");
