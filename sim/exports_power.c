@@ -7,8 +7,12 @@
  * used + free), and _v2 accepts only the version word 0x02000028 (anything
  * else, such as a bare 2, answers 13 as the real library does).
  * TemperatureV checks its word 0x0100000C (else 25). The Throttle and
- * Event reason calls return the same mask. Values come from sim_model.c;
- * most calls here are "one number out", served by power_u32().
+ * Event reason calls return the same mask. The power limit range is the
+ * configured limit down to a quarter of it; setting a limit within it
+ * answers 4 (the caller is never root here: limits come from the
+ * scenario), outside it 2; gonvml exporters resolve the setter and the
+ * constraints at start-up. Values come from sim_model.c; most calls here
+ * are "one number out", served by power_u32().
  */
 #include "sim_exports.h"
 #include "sim_model.h"
@@ -232,6 +236,46 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
 {
     return power_u32(__func__, device, SIM_F_POWER, limit, power_enforced);
+}
+
+static unsigned int power_default_limit(unsigned int gpu, long long now)
+{
+    (void)now;
+    return sim_state.sc->gpus[gpu].power_limit_mw;       /* nothing changed the limit since boot */
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)
+{
+    return power_u32(__func__, device, SIM_F_POWER, defaultLimit, power_default_limit);
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit,
+                                                          unsigned int *maxLimit)
+{
+    unsigned int gpu;
+    long long now;
+    nvmlReturn_t rc = sim_dev_enter(__func__, device, SIM_F_POWER, &gpu, &now);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (!minLimit || !maxLimit)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    sim_model_power_range(gpu, minLimit, maxLimit);
+    return sim_leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)
+{
+    unsigned int gpu, lo, hi;
+    long long now;
+    nvmlReturn_t rc = sim_dev_enter(__func__, device, SIM_F_POWER, &gpu, &now);
+
+    if (rc != NVML_SUCCESS)
+        return rc;
+    sim_model_power_range(gpu, &lo, &hi);
+    if (limit < lo || limit > hi)
+        return sim_leave(NVML_ERROR_INVALID_ARGUMENT);
+    return sim_leave(NVML_ERROR_NO_PERMISSION);           /* the scenario is the only one who sets limits */
 }
 
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)

@@ -1,12 +1,15 @@
 /*
  * exports_process.c: running-process lists, the detail list, process names.
  *
- * Every list variant writes its own element size: plain 16 bytes
- * (nvmlProcessInfo_v1_t), _v2 24, _v3 24 or, on a 535.43-535.86 driver
- * profile / process_layout 535, 32 (nvmlProcessDetail_v1_t), and never
- * more than the caller's count. Sizing protocol: a NULL count, or a NULL
- * array with a non-zero count, is 2; no processes is SUCCESS with count 0;
- * a count below the number running is 7 with the needed count. GI/CI ids
+ * Compute, graphics and MPS lists (the MPS one holds a scenario's type=mps
+ * processes, so it is empty unless the scenario says; nvtop 3.x reads it
+ * with the others on every refresh). Every list variant writes its own
+ * element size: plain 16 bytes (nvmlProcessInfo_v1_t), _v2 24, _v3 24 or,
+ * on a 535.43-535.86 driver profile / process_layout 535, 32
+ * (nvmlProcessDetail_v1_t), and never more than the caller's count. Sizing
+ * protocol: a NULL count, or a NULL array with a non-zero count, is 2; no
+ * processes is SUCCESS with count 0; a count below the number running is 7
+ * with the needed count. GI/CI ids
  * are 0xFFFFFFFF (no MIG). The detail list checks its version word
  * 0x01000018 (else 2) and uses the same protocol on numProcArrayEntries.
  */
@@ -104,9 +107,27 @@ nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsig
     return proc_list(__func__, device, SIM_PROC_GRAPHICS, infoCount, infos, PROC_V3_STRIDE);
 }
 
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_v1_t *infos)
+{
+    return proc_list(__func__, device, SIM_PROC_MPS, infoCount, infos, sizeof(nvmlProcessInfo_v1_t));
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
+                                                        nvmlProcessInfo_v2_t *infos)
+{
+    return proc_list(__func__, device, SIM_PROC_MPS, infoCount, infos, sizeof(nvmlProcessInfo_v2_t));
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                        nvmlProcessInfo_v2_t *infos)
+{
+    return proc_list(__func__, device, SIM_PROC_MPS, infoCount, infos, PROC_V3_STRIDE);
+}
+
 nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_v1_t *plist)
 {
-    static const unsigned int mode_types[3] = { SIM_PROC_COMPUTE, SIM_PROC_GRAPHICS, 0 };
+    static const unsigned int mode_types[3] = { SIM_PROC_COMPUTE, SIM_PROC_GRAPHICS, SIM_PROC_MPS };
     unsigned int gpu, count;
     long long now;
     nvmlReturn_t rc = sim_dev_enter(__func__, device, SIM_F_PROCESSES, &gpu, &now);

@@ -9,8 +9,8 @@
  * 210 MHz and video 555 MHz when idle, memory always at max). Clocks
  * without a signal drop with active reasons: power brake x0.5, thermal or
  * HW slowdown x0.6, SW power cap x0.85. Energy is the integral of power
- * since scenario time 0 and ECC counters report the maximum seen, so both
- * only grow.
+ * since scenario time 0, the NVLink and PCIe byte counters the integrals of
+ * their rates, and ECC counters report the maximum seen, so all only grow.
  * GPM metrics hold the hardware's order at every instant, signal or not:
  * graphics-engine activity defaults to util.gpu; SM activity (default 0.8
  * of it) never exceeds it; occupancy (0.5 SM), any-tensor (0.4 SM) and the
@@ -118,28 +118,56 @@ unsigned int sim_model_power_mw(unsigned int gpu, long long t_us)
     return (unsigned int)llround(sim_model_metric(gpu, SIM_M_POWER, t_us) * 1000.0);
 }
 
+void sim_model_power_range(unsigned int gpu, unsigned int *min_mw, unsigned int *max_mw)
+{
+    *max_mw = model_gpu(gpu)->power_limit_mw;
+    *min_mw = *max_mw / 4;
+}
+
+/* Adds the integral of metric m from *t_us to now (value x microseconds / divisor) to *sum, in steps of
+ * at most one sample period (at most 20000 steps), and moves *t_us to now. */
+static void model_integrate(unsigned int gpu, enum sim_metric m, double divisor, double *sum, long long *t_us,
+                            long long now_us)
+{
+    long long gap = now_us - *t_us, steps, dt;
+
+    if (gap <= 0)
+        return;
+    steps = gap / (sim_state.period_us > 0 ? sim_state.period_us : 1) + 1;
+    if (steps > 20000)
+        steps = 20000;
+    dt = gap / steps;
+    for (long long i = 0; i < steps; i++) {
+        long long t0 = *t_us + i * dt;
+        long long len = i == steps - 1 ? now_us - t0 : dt;
+        *sum += sim_model_metric(gpu, m, t0 + len / 2) * (double)len / divisor;
+    }
+    *t_us = now_us;
+}
+
 unsigned long long sim_model_energy_mj(unsigned int gpu, long long now_us)
 {
     struct sim_gpu_rt *rt = &sim_state.rt[gpu];
-    long long gap = now_us - rt->energy_t_us, steps, dt;
     unsigned long long e;
 
-    if (gap > 0) {
-        steps = gap / (sim_state.period_us > 0 ? sim_state.period_us : 1) + 1;
-        if (steps > 20000)
-            steps = 20000;
-        dt = gap / steps;
-        for (long long i = 0; i < steps; i++) {
-            long long t0 = rt->energy_t_us + i * dt;
-            long long len = i == steps - 1 ? now_us - t0 : dt;
-            rt->energy_mj += sim_model_metric(gpu, SIM_M_POWER, t0 + len / 2) * (double)len / 1000.0;
-        }
-        rt->energy_t_us = now_us;
-    }
+    model_integrate(gpu, SIM_M_POWER, 1000.0, &rt->energy_mj, &rt->energy_t_us, now_us);   /* W x us -> mJ */
     e = (unsigned long long)rt->energy_mj;
     if (e > rt->energy_reported)
         rt->energy_reported = e;
     return rt->energy_reported;
+}
+
+unsigned long long sim_model_counter(unsigned int gpu, enum sim_counter c, long long now_us)
+{
+    static const enum sim_metric rate[SIM_C_COUNT] = {
+        [SIM_C_NVLINK_TX] = SIM_M_GPM_NVLINK_TX, [SIM_C_NVLINK_RX] = SIM_M_GPM_NVLINK_RX,
+        [SIM_C_PCIE_TX] = SIM_M_PCIE_TX, [SIM_C_PCIE_RX] = SIM_M_PCIE_RX,
+    };
+    struct sim_gpu_rt *rt = &sim_state.rt[gpu];
+
+    /* MiB/s x us -> KiB and KB/s x us -> bytes are both x 1024 / 1e6 */
+    model_integrate(gpu, rate[c], 1e6 / 1024.0, &rt->counter[c], &rt->counter_t_us[c], now_us);
+    return (unsigned long long)rt->counter[c];
 }
 
 unsigned long long sim_model_ecc(unsigned int gpu, int uncorrected, long long now_us)

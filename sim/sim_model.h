@@ -13,6 +13,7 @@
 #define GPUMON_SIM_MODEL_H
 
 #include "sim_scenario.h"
+#include "sim_state.h"
 
 #define SIM_MODEL_RING 120
 
@@ -20,8 +21,13 @@ double sim_model_metric(unsigned int gpu, enum sim_metric m, long long t_us);
 unsigned long long sim_model_reasons(unsigned int gpu, long long t_us);
 unsigned int sim_model_clock(unsigned int gpu, enum sim_clock clk, long long t_us);
 unsigned int sim_model_power_mw(unsigned int gpu, long long t_us);
+/* The range a power limit may be set within (mW): the configured limit is the maximum (and the
+ * default, as nothing changed it since boot), a quarter of it the minimum. */
+void sim_model_power_range(unsigned int gpu, unsigned int *min_mw, unsigned int *max_mw);
 unsigned long long sim_model_energy_mj(unsigned int gpu, long long now_us);
 unsigned long long sim_model_ecc(unsigned int gpu, int uncorrected, long long now_us);
+/* A running counter since scenario time 0: KiB over all NVLinks (gpm.nvlink.tx/rx) or PCIe bytes (pcie.tx/rx). */
+unsigned long long sim_model_counter(unsigned int gpu, enum sim_counter c, long long now_us);
 
 /* Memory (v2 meaning: allocations only, reserved apart). */
 unsigned long long sim_model_memory_used(unsigned int gpu, long long t_us);

@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+struct sim_board;
+
 #define SIM_MAX_GPUS 64
 #define SIM_MAX_TERMS 8
 #define SIM_MAX_PROCS 64            /* per GPU */
@@ -135,8 +137,14 @@ enum sim_family {
 };
 extern const char *const sim_family_table[SIM_F_COUNT];
 
+/* What a GPU with MIG on answers 3 to (facts §22): utilization rates, encoder/decoder, process
+ * utilization, and the GetSamples types that read them. */
+#define SIM_F_MIG_OFF ((1u << SIM_F_UTILIZATION) | (1u << SIM_F_ENCODER) | (1u << SIM_F_DECODER) | \
+                       (1u << SIM_F_PROCESS_UTILIZATION))
+
 #define SIM_PROC_COMPUTE 1u
 #define SIM_PROC_GRAPHICS 2u
+#define SIM_PROC_MPS 4u             /* an MPS client: listed by the MPS process calls only */
 
 struct sim_process {
     unsigned int pid;
@@ -173,6 +181,9 @@ struct sim_fault {
 #define SIM_SET_DEVICE_ID 0x08u
 #define SIM_SET_ENFORCED 0x10u
 #define SIM_SET_NAME 0x20u
+#define SIM_SET_NVLINKS 0x40u
+#define SIM_SET_BAR1 0x80u
+#define SIM_SET_VBIOS 0x100u
 
 enum sim_clock { SIM_CLK_GRAPHICS, SIM_CLK_SM, SIM_CLK_MEM, SIM_CLK_VIDEO, SIM_CLK_COUNT };
 
@@ -192,6 +203,13 @@ struct sim_gpu {
     unsigned int num_fans;
     int ecc_enabled;
     int gpm;                        /* GPM: 1 on, 0 off, -1 by the name (Hopper and newer) */
+    const struct sim_board *board;  /* the row of the name (sim_board.h), set after parsing */
+    char vbios[32];                 /* the board's unless SIM_SET_VBIOS */
+    unsigned int nvlinks;           /* the board's unless SIM_SET_NVLINKS */
+    unsigned long long bar1_total;  /* bytes; the board's unless SIM_SET_BAR1 */
+    int mig_current, mig_pending;   /* NVML_DEVICE_MIG_*; only on boards with MIG */
+    int persistence;                /* NVML_FEATURE_* */
+    int compute_mode;               /* NVML_COMPUTEMODE_* */
     unsigned int unsupported;       /* bit per sim_family */
     struct sim_signal sig[SIM_M_COUNT];
     struct sim_process *procs;
@@ -239,7 +257,7 @@ int sim_scenario_metric_by_name(const char *name);
 int sim_scenario_family_by_name(const char *name);
 int sim_scenario_return_by_name(const char *name);
 
-/* True when GPU g has GPM: its gpm key, else a Hopper or newer name (H100, H200, GH200, B200...). */
+/* True when GPU g has GPM: its gpm key, else its board's (Hopper and newer: H100, H200, GH200, B200...). */
 int sim_scenario_gpu_has_gpm(const struct sim_gpu *g);
 
 /* True when the driver string is a 535.43-535.86 release (32-byte _v3). */

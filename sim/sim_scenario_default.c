@@ -5,13 +5,15 @@
  * (family names for "unsupported" / "no_permission"), the return-code names
  * accepted by init_error, the per-GPU defaults (an A100-SXM4-80GB), the
  * derivation of identity fields the file leaves out (UUID, serial and PCI
- * address are deterministic functions of seed and index), and the built-in
+ * address are deterministic functions of seed and index; device id, VBIOS,
+ * NVLinks and BAR1 come from the board row of the name), and the built-in
  * scenario used when GPUMON_SIM_SCENARIO is unset. Defaults of time-varying
  * metrics (idle values) live in sim_model.c, next to the code using them.
  */
 #include "sim_scenario.h"
 
 #include "nvml_abi.h"
+#include "sim_board.h"
 #include "sim_signal.h"
 
 #include <stdio.h>
@@ -124,15 +126,9 @@ int sim_scenario_return_by_name(const char *name)
 
 int sim_scenario_gpu_has_gpm(const struct sim_gpu *g)
 {
-    static const char *const hopper_and_newer[] = { "H100", "H200", "H800", "H20", "GH200", "B100", "B200",
-                                                    "B300", "GB200", "GB300" };
-
     if (g->gpm >= 0)
         return g->gpm;
-    for (size_t i = 0; i < sizeof(hopper_and_newer) / sizeof(hopper_and_newer[0]); i++)
-        if (strstr(g->name, hopper_and_newer[i]))
-            return 1;
-    return 0;
+    return (g->board ? g->board : sim_board_for(g->name))->gpm;
 }
 
 int sim_scenario_driver_is_r535_early(const char *driver)
@@ -171,13 +167,6 @@ void sim_scenario_default_gpu(struct sim_gpu *g)
 /* The usual bus numbers of an 8-GPU HGX board, then anything unique. */
 static const unsigned char default_buses[8] = { 0x18, 0x2A, 0x3A, 0x5D, 0x9A, 0xAB, 0xBA, 0xDB };
 
-static const struct { const char *needle; unsigned int id; } default_device_ids[] = {
-    { "H200", 0x233510DE },      { "H100", 0x233010DE }, { "A100-SXM4-80GB", 0x20B210DE },
-    { "A100-PCIE-40GB", 0x20F110DE }, { "A100", 0x20B010DE }, { "B200", 0x290110DE },
-    { "L40S", 0x26B910DE },      { "RTX 4090", 0x268410DE }, { "RTX 3090", 0x220410DE },
-    { "V100", 0x1DB110DE },      { "T4", 0x1EB810DE },
-};
-
 void sim_scenario_finish_gpu(const struct sim_scenario *sc, struct sim_gpu *g, unsigned int index)
 {
     unsigned long long h = sim_signal_hash(sc->seed, index, 0x55u, 0);
@@ -196,14 +185,15 @@ void sim_scenario_finish_gpu(const struct sim_scenario *sc, struct sim_gpu *g, u
     }
     if (!(g->set & SIM_SET_SERIAL))
         snprintf(g->serial, sizeof(g->serial), "16549%08llu", (h2 >> 8) % 100000000ull);
-    if (!(g->set & SIM_SET_DEVICE_ID)) {
-        g->pci_device_id = 0x20B210DE;
-        for (size_t i = 0; i < sizeof(default_device_ids) / sizeof(default_device_ids[0]); i++)
-            if (strstr(g->name, default_device_ids[i].needle)) {
-                g->pci_device_id = default_device_ids[i].id;
-                break;
-            }
-    }
+    g->board = sim_board_for(g->name);
+    if (!(g->set & SIM_SET_DEVICE_ID))
+        g->pci_device_id = g->board->pci_device_id ? g->board->pci_device_id : SIM_BOARD_DEFAULT_PCI_ID;
+    if (!(g->set & SIM_SET_VBIOS))
+        snprintf(g->vbios, sizeof(g->vbios), "%s", g->board->vbios);
+    if (!(g->set & SIM_SET_NVLINKS))
+        g->nvlinks = g->board->nvlinks;
+    if (!(g->set & SIM_SET_BAR1))
+        g->bar1_total = (unsigned long long)g->board->bar1_mib << 20;
     if (g->pci_subsystem_id == 0)
         g->pci_subsystem_id = ((0x1400u + (g->pci_device_id >> 20)) << 16) | 0x10DEu;
     if (!(g->set & SIM_SET_ENFORCED))

@@ -14,6 +14,7 @@
 #include "sim_scenario.h"
 
 #include "nvml_abi.h"
+#include "sim_board.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -159,7 +160,8 @@ static int parse_add_fault(struct sim_parse *p, struct sim_gpu *g, const struct 
 static int parse_function_known(const char *name)
 {
 #define PARSE_NAME(n, a) #n,
-    static const char *const names[] = { NVML_FUNCTIONS(PARSE_NAME) "nvmlErrorString" };
+    static const char *const names[] = { NVML_FUNCTIONS(PARSE_NAME) NVML_CLIENT_FUNCTIONS(PARSE_NAME)
+                                         "nvmlErrorString" };
 #undef PARSE_NAME
     size_t i;
 
@@ -315,8 +317,10 @@ static int parse_process(struct sim_parse *p, const char *s, struct sim_process 
                 pr->types = SIM_PROC_GRAPHICS;
             else if (strcmp(val, "both") == 0)
                 pr->types = SIM_PROC_COMPUTE | SIM_PROC_GRAPHICS;
+            else if (strcmp(val, "mps") == 0)
+                pr->types = SIM_PROC_MPS;
             else
-                return sim_expr_fail(p, "process: type must be compute, graphics or both");
+                return sim_expr_fail(p, "process: type must be compute, graphics, both or mps");
         } else {
             if (sim_expr_quantity(p, val, &v) < 0)
                 return -1;
@@ -390,6 +394,33 @@ static int parse_top_key(struct sim_parse *p, const char *key, const char *v)
             return sim_expr_fail(p, "process_layout must be auto, 24 or 535");
     } else {
         return 1;                         /* not a top-level key */
+    }
+    return 0;
+}
+
+/* "on" or "off" into *out (1 or 0). */
+static int parse_switch(struct sim_parse *p, const char *v, const char *key, int *out)
+{
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        return sim_expr_fail(p, "%s must be on or off", key);
+    *out = v[1] == 'n';
+    return 0;
+}
+
+/* "mig on|off [pending=on|off]": the current MIG mode and the one after the next reset. */
+static int parse_mig(struct sim_parse *p, const char *v, struct sim_gpu *g)
+{
+    char w[32];
+    const char *s = v;
+
+    if (parse_word(&s, w, sizeof(w)) <= 0 || parse_switch(p, w, "mig", &g->mig_current) < 0)
+        return p->err[0] ? -1 : sim_expr_fail(p, "mig must be on or off");
+    g->mig_pending = g->mig_current;
+    if (*s) {
+        if (parse_word(&s, w, sizeof(w)) <= 0 || strncmp(w, "pending=", 8) != 0 || *s)
+            return sim_expr_fail(p, "mig: expected \"mig on|off [pending=on|off]\"");
+        if (parse_switch(p, w + 8, "mig pending", &g->mig_pending) < 0)
+            return -1;
     }
     return 0;
 }
@@ -481,16 +512,49 @@ static int parse_gpu_key(struct sim_parse *p, const char *key, const char *v, st
         g->num_fans = (unsigned int)u;
         return 0;
     }
-    if (strcmp(key, "ecc") == 0) {
-        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-            return sim_expr_fail(p, "ecc must be on or off");
-        g->ecc_enabled = v[1] == 'n';
-        return 0;
-    }
+    if (strcmp(key, "ecc") == 0)
+        return parse_switch(p, v, key, &g->ecc_enabled);
     if (strcmp(key, "gpm") == 0) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return sim_expr_fail(p, "gpm must be on or off (default: on for Hopper and newer names)");
         g->gpm = v[1] == 'n';
+        return 0;
+    }
+    if (strcmp(key, "mig") == 0)
+        return parse_mig(p, v, g);
+    if (strcmp(key, "persistence") == 0)
+        return parse_switch(p, v, key, &g->persistence);
+    if (strcmp(key, "compute_mode") == 0) {
+        static const struct { const char *name; int mode; } modes[] = {
+            { "default", NVML_COMPUTEMODE_DEFAULT },
+            { "exclusive_process", NVML_COMPUTEMODE_EXCLUSIVE_PROCESS },
+            { "prohibited", NVML_COMPUTEMODE_PROHIBITED },
+        };
+        for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+            if (strcmp(v, modes[i].name) == 0) {
+                g->compute_mode = modes[i].mode;
+                return 0;
+            }
+        return sim_expr_fail(p, "compute_mode must be default, exclusive_process or prohibited");
+    }
+    if (strcmp(key, "vbios") == 0) {
+        g->set |= SIM_SET_VBIOS;
+        return parse_text_value(p, v, g->vbios, sizeof(g->vbios), key);
+    }
+    if (strcmp(key, "nvlinks") == 0) {
+        if (parse_uint(p, v, 0, 18, &u, "nvlinks") < 0)
+            return -1;
+        g->nvlinks = (unsigned int)u;
+        g->set |= SIM_SET_NVLINKS;
+        return 0;
+    }
+    if (strcmp(key, "bar1_total") == 0) {
+        if (sim_expr_quantity(p, v, &d) < 0)
+            return -1;
+        if (d < 1048576.0 || d > 1125899906842624.0)
+            return sim_expr_fail(p, "bar1_total out of range (1 MiB..1 PiB)");
+        g->bar1_total = (unsigned long long)d;
+        g->set |= SIM_SET_BAR1;
         return 0;
     }
     if (strcmp(key, "unsupported") == 0)
@@ -642,6 +706,11 @@ struct sim_scenario *sim_scenario_parse_text(const char *text, size_t len, const
             goto fail;
         }
         sim_scenario_finish_gpu(sc, g, i);
+        if ((g->mig_current || g->mig_pending) && !g->board->mig_max) {
+            snprintf(err, errlen, "%s:%zu: gpu %u: mig on needs a board with MIG (A100, A30, H100, H200, B200...), "
+                     "not %.60s", path, p.line, i, g->name);
+            goto fail;
+        }
         if (g->nfaults > 1)
             qsort(g->faults, g->nfaults, sizeof(*g->faults), parse_fault_cmp);
     }

@@ -8,8 +8,9 @@
  * epoch mapping keeps the same rate, so sample timestamps stay strictly
  * increasing whatever the speed (even 0, a frozen clock). The final
  * shutdown frees everything. Faults are read here because every entry
- * point needs them: lost GPUs, per-family NOT_SUPPORTED / NO_PERMISSION,
- * and one-shot hangs, which sleep with the mutex released.
+ * point needs them: lost GPUs, per-family NOT_SUPPORTED / NO_PERMISSION
+ * (MIG mode switches some families off), and one-shot hangs, which sleep
+ * with the mutex released.
  */
 #include "sim_state.h"
 
@@ -194,7 +195,7 @@ nvmlReturn_t sim_state_family(unsigned int gpu, int family, long long t_us)
 
     if (family >= SIM_F_COUNT)
         return NVML_SUCCESS;
-    if (g->unsupported & (1u << family))
+    if ((g->unsupported & (1u << family)) || (g->mig_current && (SIM_F_MIG_OFF & (1u << family))))
         return NVML_ERROR_NOT_SUPPORTED;
     for (size_t i = 0; i < g->nfaults && g->faults[i].t_us <= t_us; i++) {
         const struct sim_fault *f = &g->faults[i];

@@ -59,11 +59,16 @@ struct nvmlGpmSample_st {           /* a GPM sample: which GPU, when (scenario a
     long long t_us, mono_us;
 };
 
+/* Byte counters that only grow, integrated from their rate signals by sim_model.c. */
+enum sim_counter { SIM_C_NVLINK_TX, SIM_C_NVLINK_RX, SIM_C_PCIE_TX, SIM_C_PCIE_RX, SIM_C_COUNT };
+
 struct sim_gpu_rt {
     double energy_mj;
     long long energy_t_us;
     unsigned long long energy_reported;
     unsigned long long ecc_max[2];
+    double counter[SIM_C_COUNT];    /* KiB (NVLink, all links) or bytes (PCIe) since scenario time 0 */
+    long long counter_t_us[SIM_C_COUNT];
 };
 
 struct sim_state {
@@ -100,7 +105,8 @@ nvmlReturn_t sim_enter(const char *func);
 /*
  * sim_enter() plus: device is one of ours (else 2), its GPU is not lost at
  * the current scenario time (else 15), and family is neither unsupported
- * (3) nor forbidden (4). On success *gpu and *now_us are set.
+ * (3, also for the SIM_F_MIG_OFF families while MIG is on) nor forbidden
+ * (4). On success *gpu and *now_us are set.
  */
 nvmlReturn_t sim_dev_enter(const char *func, nvmlDevice_t device, int family, unsigned int *gpu,
                            long long *now_us);

@@ -12,7 +12,7 @@
  * its own. Time steps are capped at three median intervals, so a
  * hole in the data (a hung driver call) is not counted as idle time.
  */
-#include "analyze.h"
+#include "analyze_int.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -34,12 +34,6 @@ struct analyze_point {
     float in_wait, in_compute;       /* seconds the job's loop on this GPU waited / computed (stepstat.h) */
 };
 
-struct analyze_host_point {
-    double t;
-    float job_cpu, job_top, job_rss, iowait, ncpus, job_read;
-    int32_t job_procs;
-};
-
 struct analyze_gpu {
     struct analyze_point *ring;
     unsigned cap, head, n;
@@ -49,10 +43,12 @@ struct analyze_gpu {
     double job_start_t;              /* memory went from unused to used here (a start seen); 0 none */
     double best_p50, best_t;         /* fastest step p50 of a full window so far; 0 none */
     unsigned long long best_set;     /* of this set of processes (stepstat_gpu_set): a new job starts afresh */
+    double acct_t, acct_energy;      /* the previous record's time and energy counter (accounting) */
     bool seen_unused;                /* a record without memory in use came before */
     unsigned nxid;
     struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];
     struct analyze_gpu_total tot;
+    unsigned node;                   /* its node (analyzer's nodes[]) */
 };
 
 struct analyzer {
@@ -60,10 +56,10 @@ struct analyzer {
     double now;
     unsigned ngpus;
     struct analyze_gpu gpus[ANALYZE_MAX_GPUS];
-    struct analyze_host_point *host;
-    unsigned hcap, hhead, hn;
+    struct analyze_node nodes[ANALYZE_MAX_NODES];   /* by hostname: host windows and steps */
+    unsigned nnodes;
     unsigned long long thermal_mask, power_mask;   /* clock_reasons.h's groups */
-    struct stepstat *steps;
+    struct account *account;
 };
 
 struct analyzer *analyze_new(const struct rule_config *c)
@@ -72,7 +68,7 @@ struct analyzer *analyze_new(const struct rule_config *c)
     a->cfg = *c;
     a->thermal_mask = clock_reason_mask(CR_GROUP_THERMAL);
     a->power_mask = clock_reason_mask(CR_GROUP_POWER);
-    a->steps = stepstat_new(c->window_s);
+    a->account = account_new();
     return a;
 }
 
@@ -82,8 +78,9 @@ void analyze_free(struct analyzer *a)
         return;
     for (unsigned i = 0; i < a->ngpus; i++)
         free(a->gpus[i].ring);
-    free(a->host);
-    stepstat_free(a->steps);
+    for (unsigned i = 0; i < a->nnodes; i++)
+        analyze_node_free(&a->nodes[i]);
+    account_free(a->account);
     free(a);
 }
 
@@ -97,9 +94,29 @@ double analyze_now(const struct analyzer *a)
     return a->now;
 }
 
+const struct account *analyze_account(const struct analyzer *a)
+{
+    return a->account;
+}
+
 const struct stepstat *analyze_steps(const struct analyzer *a)
 {
-    return a->steps;
+    return a->nnodes ? a->nodes[0].steps : NULL;
+}
+
+unsigned analyze_nnodes(const struct analyzer *a)
+{
+    return a->nnodes;
+}
+
+const char *analyze_node_name(const struct analyzer *a, unsigned i)
+{
+    return i < a->nnodes ? a->nodes[i].name : "";
+}
+
+const struct stepstat *analyze_node_steps(const struct analyzer *a, unsigned i)
+{
+    return i < a->nnodes ? a->nodes[i].steps : NULL;
 }
 
 const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i)
@@ -136,13 +153,6 @@ static void analyze_hist(struct analyze_gpu *g, const struct analyze_point *p, i
         g->hist_max[analyze_bin(p->umax)] += dir;
         g->n_max += dir;
     }
-}
-
-static float analyze_num(const struct value *v, enum metric_id id)
-{
-    if (v->state != VS_OK)
-        return NAN;
-    return metric_table[id].kind == MK_FLOAT ? (float)v->u.f : (float)v->u.i;
 }
 
 static void analyze_point_from(const struct analyzer *a, const struct record_gpu *rg, double t,
@@ -190,15 +200,17 @@ static void analyze_point_from(const struct analyzer *a, const struct record_gpu
               v[M_UTIL_GPU].state == VS_LOST;
 }
 
-static struct analyze_gpu *analyze_gpu_for(struct analyzer *a, const struct record_gpu *rg)
+static struct analyze_gpu *analyze_gpu_for(struct analyzer *a, unsigned node, const struct record_gpu *rg)
 {
     for (unsigned i = 0; i < a->ngpus; i++)
-        if (a->gpus[i].tot.index == rg->index)
+        if (a->gpus[i].tot.index == rg->index && a->gpus[i].node == node)
             return &a->gpus[i];
     if (a->ngpus == ANALYZE_MAX_GPUS)
         return NULL;
     struct analyze_gpu *g = &a->gpus[a->ngpus++];
+    g->node = node;
     g->tot.index = rg->index;
+    memcpy(g->tot.host, a->nodes[node].name, sizeof g->tot.host);   /* both 64 bytes, NUL-terminated */
     g->tot.lost_t = 0;
     g->tot.gpm_code = -1;
     return g;
@@ -282,18 +294,65 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
 
 /* A full ring of n elements of size sz doubles (up to ANALYZE_MAX_POINTS),
  * unrolled so that its head is 0. Returns the ring to use. */
-static void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n)
+/* The GPU's interval since its previous record (a hole counted up to a minute) goes to the accounts of
+ * its jobs and users, with its energy: the counter's rise, or power x time without the counter. */
+/* Adds the distinct non-empty values of n strings (stride bytes apart) to b, comma-separated; short:
+ * a container "runtime://id" with the id cut to docker's 12 digits. */
+static void analyze_who_list(struct sbuf *b, const char *first, size_t stride, unsigned n, bool short_id)
 {
-    if (n < *cap || *cap >= ANALYZE_MAX_POINTS)
-        return ring;
-    unsigned ncap = *cap ? *cap * 2 : 64;
-    char *out = xmalloc(ncap * sz);
-    for (unsigned i = 0; i < n; i++)
-        memcpy(out + i * sz, (char *)ring + ((*head + i) % *cap) * sz, sz);
-    free(ring);
-    *cap = ncap;
-    *head = 0;
-    return out;
+    size_t start = b->len;
+    for (unsigned i = 0; i < n; i++) {
+        const char *v = first + i * stride;
+        bool dup = !v[0];
+        for (unsigned j = 0; j < i && !dup; j++)
+            dup = !strcmp(v, first + j * stride);
+        if (dup)
+            continue;
+        const char *id = short_id ? strstr(v, "://") : NULL;
+        int len = id ? (int)(id - v) + 3 + 12 : 64;
+        sbuf_printf(b, "%s%.*s", b->len > start ? ", " : "", len, v);
+    }
+}
+
+/* Who was on the GPU in this record (jobs, users, containers, pods), kept while it is known. */
+static void analyze_who(struct analyze_gpu *g, const struct record_gpu *rg)
+{
+    static const char *const names[4] = {"jobs ", "users ", "containers ", "pods "};
+    struct sbuf b;
+    sbuf_init(&b);
+    for (int k = 0; k < 4; k++) {
+        size_t before = b.len;
+        sbuf_puts(&b, before ? "; " : "");
+        sbuf_puts(&b, names[k]);
+        size_t head = b.len;
+        const struct record_proc *p = rg->procs;
+        if (k == 0)
+            analyze_who_list(&b, rg->jobs[0], sizeof rg->jobs[0], rg->njobs, false);
+        else
+            analyze_who_list(&b, k == 1 ? p->user : k == 2 ? p->container : p->pod, sizeof *p, rg->nprocs, k == 2);
+        if (b.len == head) {   /* none of this kind */
+            b.len = before;
+            b.data[b.len] = '\0';
+        }
+    }
+    if (b.len)
+        snprintf(g->tot.who, sizeof g->tot.who, "%s", b.data);
+    sbuf_free(&b);
+}
+
+static void analyze_account_add(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
+                                const struct analyze_point *p)
+{
+    analyze_who(g, rg);
+    double dt = g->acct_t > 0 ? fmin(p->t - g->acct_t, 60) : 0;
+    double e = analyze_num(&rg->v[M_ENERGY], M_ENERGY), used = NAN;
+    if (!isnan(e) && !isnan(g->acct_energy) && e >= g->acct_energy)
+        used = e - g->acct_energy;
+    else if (!isnan(p->power))
+        used = p->power * dt;
+    g->acct_t = p->t;
+    g->acct_energy = e;
+    account_add(a->account, rg, p->t, dt, p->idle, used);
 }
 
 void analyze_feed(struct analyzer *a, const struct record *r)
@@ -302,31 +361,20 @@ void analyze_feed(struct analyzer *a, const struct record *r)
     if (t < a->now)
         return;
     a->now = t;
-    const struct value *h = r->host;
-    struct analyze_host_point hp = {t, analyze_num(&h[M_JOB_CPU], M_JOB_CPU),
-                                    analyze_num(&h[M_JOB_CPU_TOP], M_JOB_CPU_TOP),
-                                    analyze_num(&h[M_JOB_RSS], M_JOB_RSS),
-                                    analyze_num(&h[M_HOST_IOWAIT], M_HOST_IOWAIT),
-                                    analyze_num(&h[M_HOST_CPUS], M_HOST_CPUS),
-                                    analyze_num(&h[M_JOB_READ], M_JOB_READ),
-                                    h[M_JOB_PROCS].state == VS_OK ? (int32_t)h[M_JOB_PROCS].u.i : -1};
-    while (a->hn && a->host[a->hhead].t <= from)
-        a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
-    a->host = analyze_ring_grow(a->host, sizeof *a->host, &a->hcap, &a->hhead, a->hn);
-    if (a->hn == a->hcap)   /* full at the cap: the window is what fits */
-        a->hhead = (a->hhead + 1) % a->hcap, a->hn--;
-    a->host[(a->hhead + a->hn++) % a->hcap] = hp;
-
-    stepstat_feed(a->steps, r, t);
+    struct analyze_node *node = analyze_node_for(a->nodes, &a->nnodes, r->hostname, a->cfg.window_s);
+    if (!node)
+        return;   /* past ANALYZE_MAX_NODES nodes */
+    analyze_node_feed(node, r, t, from);
     for (unsigned i = 0; i < r->ngpus; i++) {
-        struct analyze_gpu *g = analyze_gpu_for(a, &r->gpus[i]);
+        struct analyze_gpu *g = analyze_gpu_for(a, (unsigned)(node - a->nodes), &r->gpus[i]);
         if (!g)
             continue;
         struct analyze_point p;
         analyze_point_from(a, &r->gpus[i], t, &p);
         struct stepstat_fig f;
-        stepstat_latest(a->steps, r->gpus[i].index, &f);
+        stepstat_latest(node->steps, r->gpus[i].index, &f);
         p.in_wait = (float)f.in_wait_s, p.in_compute = (float)f.in_compute_s;
+        analyze_account_add(a, g, &r->gpus[i], &p);
         while (g->n && g->ring[g->head].t <= from) {
             analyze_hist(g, &g->ring[g->head], -1);
             g->head = (g->head + 1) % g->cap, g->n--;
@@ -340,12 +388,6 @@ void analyze_feed(struct analyzer *a, const struct record *r)
         analyze_hist(g, &p, +1);
         analyze_history(a, g, &r->gpus[i], &p);
     }
-}
-
-static int analyze_cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
 }
 
 /* Idle share and gaps over the window (see the top of the file). */
@@ -531,36 +573,6 @@ static void analyze_gpu_stats(const struct analyzer *a, const struct analyze_gpu
     s->ecc_uncorr_new = ecc_first >= 0 ? ecc_last - ecc_first : 0;
 }
 
-static void analyze_host_stats(const struct analyzer *a, struct analyze_gpu_stats *s)
-{
-    double n = 0, cpu = 0, top = 0, rss = NAN, ni = 0, io = 0, nr = 0, rd = 0;
-    s->ncpus = NAN;
-    s->job_procs = -1;
-    for (unsigned k = 0; k < a->hn; k++) {
-        const struct analyze_host_point *p = &a->host[(a->hhead + k) % a->hcap];
-        if (!isnan(p->job_cpu)) {
-            n++, cpu += p->job_cpu;
-            top += isnan(p->job_top) ? 0 : p->job_top;
-        }
-        if (!isnan(p->job_rss))
-            rss = isnan(rss) ? p->job_rss : fmax(rss, p->job_rss);
-        if (!isnan(p->iowait))
-            ni++, io += p->iowait;
-        if (!isnan(p->job_read))
-            nr++, rd += p->job_read;
-        if (!isnan(p->ncpus))
-            s->ncpus = p->ncpus;
-        if (p->job_procs >= 0)
-            s->job_procs = p->job_procs;
-    }
-    s->job_ok = n > 0;
-    s->job_cpu = n ? cpu / n : NAN;
-    s->job_cpu_top = n ? top / n : NAN;
-    s->job_rss_max = rss;
-    s->iowait = ni ? io / ni : NAN;
-    s->job_read_kbs = nr ? rd / nr : NAN;
-}
-
 /* The job's steps on this GPU; utilization (and SM activity) while its loop waited and computed,
  * weighted by each record's phase time, where the phases are long enough against the sampling
  * interval to tell apart (a mean step of two intervals or more). */
@@ -568,10 +580,11 @@ static void analyze_step_stats(struct analyzer *a, struct analyze_gpu *g, struct
 {
     s->step_best_p50 = s->step_best_t = NAN;
     s->util_in_wait = s->util_in_compute = NAN;
-    s->steps_ok = stepstat_gpu(a->steps, s->index, a->now, &s->steps);
+    const struct stepstat *ss = a->nodes[g->node].steps;
+    s->steps_ok = stepstat_gpu(ss, s->index, a->now, &s->steps);
     if (!s->steps_ok)
         return;
-    unsigned long long set = stepstat_gpu_set(a->steps, s->index);
+    unsigned long long set = stepstat_gpu_set(ss, s->index);
     if (set != g->best_set) {
         g->best_set = set;
         g->best_p50 = g->best_t = 0;
@@ -608,24 +621,29 @@ static void analyze_step_stats(struct analyzer *a, struct analyze_gpu *g, struct
 /* A job of several processes: the slowest against the median of the others (rules.c judges it). */
 static void analyze_slow_rank(struct analyzer *a, struct analyze_gpu_stats *out)
 {
-    unsigned n = stepstat_nranks(a->steps), m = 0;
+    unsigned n = 0, m = 0;
+    for (unsigned h = 0; h < a->nnodes; h++)
+        n += stepstat_nranks(a->nodes[h].steps);
     if (n < 2)
         return;
     struct stepstat_rank *r = xcalloc(n, sizeof *r);
-    /* the processes of one job running now: listed in the latest record, the same WORLD_SIZE (> 1) */
+    unsigned *node = xcalloc(n, sizeof *node);
+    double *p50s = xcalloc(n, sizeof *p50s), *waits = xcalloc(n, sizeof *waits);
+    /* the processes of one job running now, on every node: listed in the latest record of their node,
+     * the same WORLD_SIZE (> 1) */
     int world = -1;
-    for (unsigned i = 0; i < n; i++) {
-        stepstat_rank(a->steps, i, a->now, &r[m]);
-        if (r[m].current && r[m].world > 1 && r[m].win.waited >= a->cfg.t[T_STEPS_MIN] && !isnan(r[m].win.p50) &&
-            (world < 0 || r[m].world == world)) {
-            world = r[m].world;
-            m++;
+    for (unsigned h = 0; h < a->nnodes; h++)
+        for (unsigned i = 0; i < stepstat_nranks(a->nodes[h].steps); i++) {
+            stepstat_rank(a->nodes[h].steps, i, a->now, &r[m]);
+            if (r[m].current && r[m].world > 1 && r[m].win.waited >= a->cfg.t[T_STEPS_MIN] &&
+                !isnan(r[m].win.p50) && (world < 0 || r[m].world == world)) {
+                world = r[m].world;
+                node[m++] = h;
+            }
         }
-    }
     int worst = -1;
     double worst_score = 0, worst_others = NAN, worst_wait = NAN;
     for (unsigned i = 0; i < m && m >= 2; i++) {
-        double p50s[RECORD_MAX_RANKS], waits[RECORD_MAX_RANKS];
         unsigned k = 0;
         for (unsigned j = 0; j < m; j++)
             if (j != i)
@@ -647,7 +665,7 @@ static void analyze_slow_rank(struct analyzer *a, struct analyze_gpu_stats *out)
     if (worst >= 0) {
         const struct stepstat_rank *w = &r[worst];
         for (unsigned g = 0; g < a->ngpus; g++)
-            if (w->gpu == STEPSTAT_ALL_GPUS || w->gpu == (int)out[g].index) {
+            if (a->gpus[g].node == node[worst] && (w->gpu == STEPSTAT_ALL_GPUS || w->gpu == (int)out[g].index)) {
                 out[g].slow_pid = w->pid;
                 out[g].slow_rank = w->rank;
                 out[g].slow_p50 = w->win.p50;
@@ -657,16 +675,25 @@ static void analyze_slow_rank(struct analyzer *a, struct analyze_gpu_stats *out)
             }
     }
     free(r);
+    free(node);
+    free(p50s);
+    free(waits);
 }
 
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out)
 {
     for (unsigned i = 0; i < a->ngpus; i++) {
         analyze_gpu_stats(a, &a->gpus[i], &out[i]);
-        analyze_host_stats(a, &out[i]);
+        analyze_node_stats(&a->nodes[a->gpus[i].node], &out[i]);
         analyze_step_stats(a, &a->gpus[i], &out[i]);
     }
     analyze_slow_rank(a, out);
+    if (a->nnodes > 1) {
+        unsigned node[ANALYZE_MAX_GPUS];
+        for (unsigned i = 0; i < a->ngpus; i++)
+            node[i] = a->gpus[i].node;
+        analyze_nodes_compare(out, node, a->ngpus, a->nnodes, a->cfg.t[T_IDLE_UTIL]);
+    }
     /* Peers: the other GPUs of the node that are busy in the job. */
     for (unsigned i = 0; i < a->ngpus; i++) {
         double m[ANALYZE_MAX_GPUS];

@@ -19,6 +19,7 @@
 #include "clock_reasons.h"
 #include "record.h"
 #include "rules.h"
+#include "account.h"
 #include "stepstat.h"
 
 #define ANALYZE_MAX_GPUS 64
@@ -66,6 +67,9 @@ struct analyze_gpu_stats {
     /* peers (other busy GPUs of the node) */
     unsigned npeers;
     double peer_median_util;
+    /* nodes (records of several hosts: a multi-node diagnosis); nodes 0 or 1: one */
+    unsigned nodes;                    /* nodes with GPUs in use */
+    double node_util, other_nodes_util;   /* median utilization of this node's GPUs in use; of the others' */
     /* the watched process tree and the host, over the window; NAN unknown */
     bool job_ok;
     double job_cpu, job_cpu_top, job_rss_max, ncpus, iowait;
@@ -86,6 +90,7 @@ struct analyze_gpu_stats {
 /* Whole-run figures for the summary. */
 struct analyze_gpu_total {
     unsigned index;
+    char host[64];                     /* its node's hostname */
     char name[96];
     double first_t, last_t;
     unsigned long long samples, n_util;
@@ -95,6 +100,7 @@ struct analyze_gpu_total {
     unsigned long long n_gpm, n_tensor, n_dram;   /* records with GPM SM, tensor, DRAM activity */
     double sm_active_sum, tensor_sum, dram_sum;
     int gpm_code;                      /* latest reason GPM was missing (NVML code); 0 ok, -1 never logged */
+    char who[320];                     /* its jobs, users, containers, pods when last known ("" never) */
 };
 
 struct analyzer;
@@ -110,8 +116,14 @@ void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out);
 const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i);
 /* Time of the latest record, seconds since the epoch (0 before any). */
 double analyze_now(const struct analyzer *a);
-/* The job's step figures (NULL before any record). */
+/* GPU time by job and user over the whole run. */
+const struct account *analyze_account(const struct analyzer *a);
+/* The first node's step figures (NULL before any record). */
 const struct stepstat *analyze_steps(const struct analyzer *a);
+/* Nodes (hostnames) seen, in order of appearance: more than one in a multi-node diagnosis. */
+unsigned analyze_nnodes(const struct analyzer *a);
+const char *analyze_node_name(const struct analyzer *a, unsigned i);
+const struct stepstat *analyze_node_steps(const struct analyzer *a, unsigned i);
 /* Nearest-rank percentile (0-100) of a 101-bin histogram holding n values. */
 double analyze_hist_percentile(const unsigned long long *hist, unsigned long long n, double pct);
 

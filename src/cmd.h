@@ -77,6 +77,8 @@ struct record;
 void cmd_sample(struct sampler *s, struct record *rec, uint64_t step);
 /* Takes a --gpus list of cmd; one that names no GPU (empty, only commas)
  * is a usage error. Returns 0 or EXIT_USAGE. */
+/* --hpc-job-mapping-dir DIR: a directory (checked now; its files are read as records are taken). */
+int cmd_parse_job_dir(const char *cmd, const char *v, const char **out);
 int cmd_parse_gpus(const char *cmd, const char *arg, const char **out);
 #define CMD_INTERVAL_MIN_MS 10.0
 #define CMD_INTERVAL_MAX_MS (24.0 * 3600 * 1000)

@@ -229,6 +229,17 @@ int cmd_parse_duration(const char *cmd, const char *name, const char *arg, doubl
     return 0;
 }
 
+int cmd_parse_job_dir(const char *cmd, const char *v, const char **out)
+{
+    struct stat st;
+    if (stat(v, &st) != 0)
+        return opt_usage_error(cmd, "--hpc-job-mapping-dir %.200s: %s", v, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return opt_usage_error(cmd, "--hpc-job-mapping-dir %.200s: not a directory", v);
+    *out = v;
+    return 0;
+}
+
 int cmd_parse_gpus(const char *cmd, const char *arg, const char **out)
 {
     if (!arg[strspn(arg, ", \t")])

@@ -4,7 +4,11 @@
  * the verdict changes as a timeline and the summary (text), or the summary
  * as one JSON object. Streams: memory holds one window, not the log. A
  * torn last line is a warning; any other bad line stops with its number.
+ * Several logs (the nodes of one multi-node job, each record naming its
+ * host) are merged by time into one diagnosis: stragglers among all the
+ * GPUs, a slow node, a summary per node.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -23,13 +27,15 @@ static const struct opt diagnose_opts[] = {
 
 const struct cmd_entry cmd_diagnose_entry = {
     .name = "diagnose",
-    .usage = "LOG.jsonl [OPTIONS]",
+    .usage = "LOG.jsonl [LOG.jsonl...] [OPTIONS]",
     .summary = "the same analysis of a recorded JSON Lines log (gpumon diagnose LOG.jsonl)",
     .about = "Explain a recorded JSON Lines log (gpumon watch --format jsonl, or gpumon run --output): per GPU\n"
              "utilization figures over a sliding window, and verdicts (input-bound, small batch, busy but few SMs\n"
              "working or no tensor cores (GPM), memory pressure, OOM, throttling, straggler, stalled, GPU lost,\n"
              "XID...) with their evidence and advice. LOG may be - for standard input, and may be\n"
-             "zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in constant memory.",
+             "zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in constant memory. Several logs, one\n"
+             "per node of a multi-node job, are read as one job, aligned on time: stragglers among all GPUs, a\n"
+             "slow node (slow-node), a summary per node.",
     .opts = (const struct opt *const[]){diagnose_opts, cmd_analysis_opts, NULL},
     .notes = "Exit status: 0 done (whatever the verdicts), 1 the log cannot be read or has a malformed line,\n"
              "or the output could not be written, 2 usage. A torn last line (the writer was killed) is ignored\n"
@@ -53,6 +59,16 @@ static int diagnose_set(void *ctx, int key, const char *v)
     o->json = !strcmp(v, "json");
     return 0;
 }
+
+#define DIAGNOSE_MAX_LOGS 64   /* nodes of one job */
+
+/* One node's log and its next record (valid until its reader's next call). */
+struct diagnose_log {
+    const char *path;
+    struct logread *lr;
+    struct record rec;
+    bool live;
+};
 
 struct diagnose_timeline {
     struct sbuf line;
@@ -82,6 +98,36 @@ static void diagnose_on_change(void *ctx, const struct diag_change *ch)
     printf("  %s\n", tl->line.data);
 }
 
+/* Feeds the records of every log to d in time order (the logs of one job's nodes, aligned on their
+ * timestamps: the nodes' clocks are taken as synchronized, as NTP keeps them). Returns 0 at the end of
+ * them all, -1 at a log's error (its message in err). */
+static int diagnose_merge(struct diagnose_log *logs, unsigned n, struct diag *d, unsigned long long *records,
+                          char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < n; i++) {
+        int got = logread_next(logs[i].lr, &logs[i].rec, err, errlen);
+        if (got < 0)
+            return -1;
+        logs[i].live = got == 1;
+    }
+    for (;;) {
+        int next = -1;
+        for (unsigned i = 0; i < n; i++)
+            if (logs[i].live && (next < 0 || logs[i].rec.time.tv_sec < logs[next].rec.time.tv_sec ||
+                                 (logs[i].rec.time.tv_sec == logs[next].rec.time.tv_sec &&
+                                  logs[i].rec.time.tv_nsec < logs[next].rec.time.tv_nsec)))
+                next = (int)i;
+        if (next < 0)
+            return 0;
+        diag_feed(d, &logs[next].rec);
+        (*records)++;
+        int got = logread_next(logs[next].lr, &logs[next].rec, err, errlen);   /* its record is used up */
+        if (got < 0)
+            return -1;
+        logs[next].live = got == 1;
+    }
+}
+
 int cmd_diagnose(int argc, char **argv)
 {
     struct diagnose_opts o = {.json = false};
@@ -96,33 +142,44 @@ int cmd_diagnose(int argc, char **argv)
     bool json = o.json;
     if (first >= argc)
         return opt_usage_error("diagnose", "give the log to read: gpumon diagnose LOG.jsonl");
-    if (first + 1 < argc)
-        return opt_usage_error("diagnose", "unexpected argument \"%.200s\"", argv[first + 1]);
-    const char *path = argv[first];
+    unsigned nlogs = (unsigned)(argc - first);
+    if (nlogs > DIAGNOSE_MAX_LOGS)
+        return opt_usage_error("diagnose", "at most %d logs at once (one per node of a job)", DIAGNOSE_MAX_LOGS);
+    for (int i = first; i < argc; i++)
+        for (int j = first; j < i; j++)
+            if (!strcmp(argv[i], argv[j]))
+                return opt_usage_error("diagnose", "\"%.200s\" is given twice", argv[i]);
 
     char err[1024];
-    struct logread *lr;
-    if (logread_open(&lr, path, err, sizeof err) != 0) {
+    struct diagnose_log logs[DIAGNOSE_MAX_LOGS];
+    unsigned opened = 0;
+    for (; opened < nlogs; opened++) {
+        logs[opened].path = argv[first + (int)opened];
+        if (strcmp(logs[opened].path, "-") == 0 && nlogs > 1) {
+            err[0] = '\0';
+            snprintf(err, sizeof err, "\"-\" (standard input) reads one log alone, not among several");
+            break;
+        }
+        if (logread_open(&logs[opened].lr, logs[opened].path, err, sizeof err) != 0)
+            break;
+    }
+    if (opened < nlogs) {
         fprintf(stderr, "gpumon diagnose: %s\n", err);
-        return EXIT_RUNTIME;
+        for (unsigned i = 0; i < opened; i++)
+            logread_close(logs[i].lr);
+        return err[0] == '"' ? EXIT_USAGE : EXIT_RUNTIME;
     }
     struct diagnose_timeline tl = {.shown = 0};
     sbuf_init(&tl.line);
     struct diag *d = diag_new(&o.ao.cfg, json ? NULL : diagnose_on_change, &tl);
-    struct record rec;
-    int got;
     unsigned long long records = 0;
-    while ((got = logread_next(lr, &rec, err, sizeof err)) == 1) {
-        diag_feed(d, &rec);
-        records++;
-    }
+    int got = diagnose_merge(logs, nlogs, d, &records, err, sizeof err);
     rc = EXIT_OK;
     if (got < 0) {
         fflush(stdout);
         fprintf(stderr, "gpumon diagnose: %s\n", err);
         rc = EXIT_RUNTIME;
     } else {
-        const char *skipped = logread_skipped(lr);
         diag_finish(d);
         struct sbuf b;
         sbuf_init(&b);
@@ -140,13 +197,17 @@ int cmd_diagnose(int argc, char **argv)
         fputs(b.data ? b.data : "", stdout);
         sbuf_free(&b);
         fflush(stdout);
-        if (logread_warning(lr))
-            fprintf(stderr, "gpumon diagnose: warning: %s\n", logread_warning(lr));
-        if (skipped)
-            fprintf(stderr, "gpumon diagnose: warning: %s\n", skipped);
+        for (unsigned i = 0; i < nlogs; i++) {
+            const char *skipped = logread_skipped(logs[i].lr);
+            if (logread_warning(logs[i].lr))
+                fprintf(stderr, "gpumon diagnose: warning: %s\n", logread_warning(logs[i].lr));
+            if (skipped)
+                fprintf(stderr, "gpumon diagnose: warning: %s\n", skipped);
+        }
     }
     diag_free(d);
     sbuf_free(&tl.line);
-    logread_close(lr);
+    for (unsigned i = 0; i < nlogs; i++)
+        logread_close(logs[i].lr);
     return rc;
 }

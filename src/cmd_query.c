@@ -319,7 +319,7 @@ static int query_run(const struct query_opts *o)
     struct stat st;
     if (o->file && fstat(out.fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(out.fd, 0) != 0)
         util_warn("cannot truncate %s: %s", o->file, strerror(errno));
-    struct sampler_opts so = {ids, nids, o->ids, 1000, o->app_fields != NULL, 0};
+    struct sampler_opts so = {ids, nids, o->ids, 1000, o->app_fields != NULL, 0, NULL};
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
         fprintf(stderr, "No GPU matches -i %s: %s\n", o->ids, err);
         rc = EXIT_USAGE;

@@ -52,7 +52,7 @@
 #include "sink.h"
 #include "steps.h"
 
-enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS };
+enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS };
 
 static const struct opt run_opts[] = {
     {"interval", "i", "DUR", R_INTERVAL, "time between samples: 1s (default), 500ms, 100ms (minimum 10ms)"},
@@ -68,6 +68,7 @@ static const struct opt run_opts[] = {
     {"steps", NULL, "DIR", R_STEPS,
      "the step channel's directory (yours, mode 0700; default: a private one gpumon\nmakes and removes); the job "
      "finds it in GPUMON_STEPS"},
+    {"hpc-job-mapping-dir", NULL, "DIR", R_JOBS, "job ids per GPU from DIR (dcgm-exporter's --hpc-job-mapping-dir: a file per GPU\nindex, one job id per line, re-read as it changes)"},
     {"no-steps", NULL, NULL, R_NO_STEPS, "no step channel: the job's step timing (python/gpumon) stays off"},
     {NULL, NULL, NULL, 0, NULL},
 };
@@ -100,7 +101,7 @@ const struct cmd_entry cmd_run_entry = {
 
 struct run_opts {
     double interval_ms;
-    const char *gpus, *output, *report, *steps_dir;
+    const char *gpus, *output, *report, *steps_dir, *job_dir;
     bool processes, no_steps;
     int attach;
     struct cmd_nvml_opts nvml;
@@ -119,6 +120,7 @@ static int run_set(void *ctx, int key, const char *v)
     case R_NO_PROCS: o->processes = false; return 0;
     case R_STEPS: o->steps_dir = v; return 0;
     case R_NO_STEPS: o->no_steps = true; return 0;
+    case R_JOBS: return cmd_parse_job_dir("run", v, &o->job_dir);
     case R_ATTACH: {
         char *end;
         long pid = strtol(v, &end, 10);
@@ -437,7 +439,7 @@ int cmd_run(int argc, char **argv)
         forwarding = pthread_create(&fwd, NULL, run_forward_main, &job.child) == 0;
     }
     struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes,
-                              o.attach ? o.attach : job.child};
+                              o.attach ? o.attach : job.child, o.job_dir};
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
         if (gate >= 0) {
             close(gate);   /* the command never starts */

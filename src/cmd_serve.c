@@ -24,7 +24,7 @@
 
 #define SERVE_DEFAULT_ADDRESS ":9445"
 
-enum { S_ADDR = 1, S_WEBCONF, S_MAXCONN, S_TIMEOUT, S_INTERVAL, S_GPUS, S_COMPAT, S_PROCS, S_PROCS_MAX, S_TEXTFILE };
+enum { S_ADDR = 1, S_WEBCONF, S_MAXCONN, S_TIMEOUT, S_INTERVAL, S_GPUS, S_COMPAT, S_PROCS, S_PROCS_MAX, S_TEXTFILE, S_JOBS };
 
 static const struct opt serve_opts[] = {
     {"web.listen-address", NULL, "[HOST]:PORT", S_ADDR,
@@ -39,6 +39,7 @@ static const struct opt serve_opts[] = {
     {"gpus", "g", "LIST", S_GPUS, "GPUs to export: indices, UUIDs or PCI bus ids, comma-separated"},
     {"compat", NULL, "dcgm", S_COMPAT, "also export dcgm-exporter's names (DCGM_FI_DEV_*), for its dashboards"},
     {"collect.processes", NULL, NULL, S_PROCS, "export GPU memory per process (gpumon_process_gpu_memory_bytes)"},
+    {"hpc-job-mapping-dir", NULL, "DIR", S_JOBS, "export the job ids of each GPU (gpumon_gpu_job_info) from DIR (dcgm-exporter's --hpc-job-mapping-dir: a file per GPU\nindex, one job id per line, re-read as it changes)"},
     {"collect.processes.max", NULL, "N", S_PROCS_MAX, "at most N processes per GPU, the largest (default 16)"},
     {"textfile", NULL, "PATH", S_TEXTFILE,
      "also write the metrics to PATH every interval, atomically, for\nnode_exporter's textfile collector "
@@ -64,7 +65,7 @@ const struct cmd_entry cmd_serve_entry = {
 };
 
 struct serve_opts {
-    const char *address, *web_config, *gpus, *textfile;
+    const char *address, *web_config, *gpus, *textfile, *job_dir;
     double interval_ms, timeout_ms;
     unsigned long long max_conn, max_procs;
     bool dcgm, processes;
@@ -98,6 +99,7 @@ static int serve_set(void *ctx, int key, const char *v)
                                    RECORD_MAX_PROCS);
         return 0;
     case S_TEXTFILE: o->textfile = v; return 0;
+    case S_JOBS: return cmd_parse_job_dir("serve", v, &o->job_dir);
     default:
         if (key >= CMD_OPT_WINDOW)
             return cmd_analysis_option("serve", &o->ao, key, v);
@@ -183,7 +185,8 @@ int cmd_serve(int argc, char **argv)
     if ((rc = cmd_open_nvml(&o.nvml, false)) != 0)
         goto out;
     nvml_open = true;
-    struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes, 0};
+    struct sampler_opts so = {NULL, 0, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, o.processes, 0,
+                              o.job_dir};
     if (sampler_open(&st.sampler, &so, err, sizeof err) != 0) {
         rc = opt_usage_error("serve", "%s", err);
         goto out;

@@ -21,7 +21,7 @@
 #include "sig.h"
 #include "sink.h"
 
-enum { W_INTERVAL = 1, W_COUNT, W_ONCE, W_FORMAT, W_FIELDS, W_GPUS, W_OUTPUT, W_NO_PROCS };
+enum { W_INTERVAL = 1, W_COUNT, W_ONCE, W_FORMAT, W_FIELDS, W_GPUS, W_OUTPUT, W_NO_PROCS, W_JOBS };
 
 static const struct opt watch_opts[] = {
     {"interval", "i", "DUR", W_INTERVAL, "time between samples: 1s (default), 500ms, 10ms (minimum), 2m, 24h (maximum)"},
@@ -33,6 +33,7 @@ static const struct opt watch_opts[] = {
     {"output", "o", "FILE", W_OUTPUT,
      "append records to FILE (one complete line each, flushed per sample);\nSIGHUP reopens it"},
     {"no-processes", NULL, NULL, W_NO_PROCS, "leave per-process lists out of JSON Lines records"},
+    {"hpc-job-mapping-dir", NULL, "DIR", W_JOBS, "job ids per GPU from DIR (dcgm-exporter's --hpc-job-mapping-dir: a file per GPU\nindex, one job id per line, re-read as it changes)"},
     {NULL, NULL, NULL, 0, NULL},
 };
 
@@ -53,7 +54,7 @@ struct watch_opts {
     double interval_ms;
     unsigned long long count;
     const struct sink_ops *format;
-    const char *fields, *gpus, *output;
+    const char *fields, *gpus, *output, *job_dir;
     bool processes;
     struct cmd_nvml_opts nvml;
 };
@@ -77,6 +78,7 @@ static int watch_set(void *ctx, int key, const char *v)
         return cmd_parse_gpus("watch", v, &o->gpus);
     case W_OUTPUT: o->output = v; return 0;
     case W_NO_PROCS: o->processes = false; return 0;
+    case W_JOBS: return cmd_parse_job_dir("watch", v, &o->job_dir);
     default: return cmd_nvml_option(&o->nvml, key, v);
     }
 }
@@ -190,7 +192,8 @@ int cmd_watch(int argc, char **argv)
     nvml_open = true;
     /* Process lists go into JSON Lines unless --no-processes, or --fields names no process metric. */
     bool procs = o.processes && o.format == &sink_jsonl && (!o.fields || want[M_PROC_COUNT] || want[M_PROC_MEM]);
-    struct sampler_opts so = {read_ids, nread, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, procs, 0};
+    struct sampler_opts so = {read_ids, nread, o.gpus, o.interval_ms > 1000 ? o.interval_ms : 1000, procs, 0,
+                              o.job_dir};
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
         rc = opt_usage_error("watch", "%s", err);
         goto out;

@@ -108,7 +108,8 @@ static void diag_evaluate(struct diag *d)
                 v->starts++;
             }
             if (d->fn) {
-                struct diag_change ch = {now, now - d->first_t, s->index, r, active[r], v->evidence};
+                struct diag_change ch = {now, now - d->first_t, s->index, r, active[r], v->evidence,
+                                         analyze_nnodes(d->an) > 1 ? analyze_total(d->an, g)->host : NULL};
                 d->fn(d->ctx, &ch);
             }
         }
@@ -146,11 +147,11 @@ void diag_finish(struct diag *d)
 void diag_change_line(const struct diag_change *ch, struct sbuf *b)
 {
     const struct rule *r = &rule_table[ch->rule];
+    sbuf_printf(b, "+%.0fs %s%sGPU %u ", ch->since_start, ch->node ? ch->node : "", ch->node ? " " : "", ch->gpu);
     if (ch->active)
-        sbuf_printf(b, "+%.0fs GPU %u %s %s: %s (%s)", ch->since_start, ch->gpu, rules_severity_name(r->severity),
-                    r->id, r->title, ch->evidence);
+        sbuf_printf(b, "%s %s: %s (%s)", rules_severity_name(r->severity), r->id, r->title, ch->evidence);
     else
-        sbuf_printf(b, "+%.0fs GPU %u cleared %s", ch->since_start, ch->gpu, r->id);
+        sbuf_printf(b, "cleared %s", r->id);
 }
 
 static void diag_ts(double t, struct sbuf *b)
@@ -172,15 +173,19 @@ static void diag_ms(struct sbuf *b, const char *what, double seconds)
 /* The processes that reported their steps, over the whole run. */
 static void diag_steps_text(const struct diag *d, struct sbuf *b)
 {
-    const struct stepstat *ss = analyze_steps(d->an);
-    unsigned n = stepstat_nranks(ss);
+    unsigned n = 0, nodes = analyze_nnodes(d->an);
+    for (unsigned h = 0; h < nodes; h++)
+        n += stepstat_nranks(analyze_node_steps(d->an, h));
     if (n == 0)
         return;
     sbuf_printf(b, "Training steps (reported by the job, %u process%s):\n", n, n == 1 ? "" : "es");
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned h = 0; h < nodes; h++)
+    for (unsigned i = 0; i < stepstat_nranks(analyze_node_steps(d->an, h)); i++) {
         struct stepstat_rank r;
-        stepstat_rank(ss, i, analyze_now(d->an), &r);
+        stepstat_rank(analyze_node_steps(d->an, h), i, analyze_now(d->an), &r);
         sbuf_puts(b, "  ");
+        if (nodes > 1)
+            sbuf_printf(b, "%s ", analyze_node_name(d->an, h));
         if (r.rank >= 0)
             sbuf_printf(b, "rank %d ", r.rank);
         sbuf_printf(b, "pid %d", r.pid);
@@ -202,6 +207,70 @@ static void diag_steps_text(const struct diag *d, struct sbuf *b)
     }
 }
 
+/* GPU time in the unit that reads best: GPU-seconds under 6 minutes, else GPU-hours. */
+static void diag_gpu_time(struct sbuf *b, double s)
+{
+    if (s < 360)
+        sbuf_printf(b, "%.0f GPU-seconds", s);
+    else
+        sbuf_printf(b, "%.*f GPU-hours", s < 36000 ? 2 : 1, s / 3600);
+}
+
+/* GPU time by job and by user: "job 1234: 4 GPUs, 12.8 GPU-hours, 41% idle (5.2 GPU-hours), 38.0 kWh". */
+static void diag_account_text(const struct diag *d, struct sbuf *b)
+{
+    const struct account_entry *e[ACCOUNT_MAX];
+    unsigned n = account_sorted(analyze_account(d->an), e);
+    if (n == 0)
+        return;
+    sbuf_puts(b, "Accounting (GPU time by job and by user; a shared GPU's time is split evenly):\n");
+    for (unsigned i = 0; i < n; i++) {
+        sbuf_printf(b, "  %s %s: %u GPU%s, ", e[i]->kind == ACCOUNT_JOB ? "job" : "user", e[i]->key, e[i]->ngpus,
+                    e[i]->ngpus == 1 ? "" : "s");
+        diag_gpu_time(b, e[i]->gpu_s);
+        sbuf_printf(b, ", %.0f%% idle (", e[i]->gpu_s > 0 ? 100 * e[i]->idle_s / e[i]->gpu_s : 0);
+        diag_gpu_time(b, e[i]->idle_s);
+        sbuf_putc(b, ')');
+        if (!isnan(e[i]->energy_j))
+            sbuf_printf(b, e[i]->energy_j < 360000 ? ", %.1f Wh" : ", %.1f kWh",
+                        e[i]->energy_j / (e[i]->energy_j < 360000 ? 3600 : 3.6e6));
+        sbuf_putc(b, '\n');
+    }
+}
+
+/* Several nodes: each one's GPUs and their whole-run utilization, and whether it was the slow one. */
+static void diag_nodes_text(const struct diag *d, struct sbuf *b)
+{
+    unsigned nodes = analyze_nnodes(d->an), n = analyze_ngpus(d->an);
+    int slow = -1;
+    for (int r = 0; r < rule_count && slow < 0; r++)
+        if (!strcmp(rule_table[r].id, "slow-node"))
+            slow = r;
+    if (nodes < 2)
+        return;
+    sbuf_printf(b, "Nodes (%u):\n", nodes);
+    for (unsigned h = 0; h < nodes; h++) {
+        const char *name = analyze_node_name(d->an, h);
+        unsigned gpus = 0;
+        double sum = 0, cnt = 0, slow_s = 0;
+        for (unsigned g = 0; g < n; g++) {
+            const struct analyze_gpu_total *t = analyze_total(d->an, g);
+            if (strcmp(t->host, name))
+                continue;
+            gpus++;
+            for (int k = 0; k <= 100; k++)
+                sum += (double)k * (double)t->hist[k], cnt += (double)t->hist[k];
+            if (slow >= 0)
+                slow_s = fmax(slow_s, diag_verdict(d, g, slow)->active_s);
+        }
+        sbuf_printf(b, "  %s: %u GPU%s, utilization mean %.1f%%", name[0] ? name : "(no hostname)", gpus,
+                    gpus == 1 ? "" : "s", cnt ? sum / cnt : 0);
+        if (slow_s > 0)
+            sbuf_printf(b, "; the slow node for %.0f s", slow_s);
+        sbuf_putc(b, '\n');
+    }
+}
+
 void diag_summary_text(const struct diag *d, struct sbuf *b)
 {
     unsigned n = analyze_ngpus(d->an);
@@ -215,6 +284,8 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         for (int k = 0; k <= 100; k++)
             sum += (double)k * (double)t->hist[k];
         double dur = t->last_t - t->first_t;
+        if (analyze_nnodes(d->an) > 1)
+            sbuf_printf(b, "%s ", t->host);
         sbuf_printf(b, "GPU %u  %s  (%llu samples over %.0f s)\n", t->index, t->name[0] ? t->name : "?", t->samples,
                     dur);
         if (t->n_util)
@@ -226,6 +297,8 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
             sbuf_printf(b, "  peak memory %.0f/%.0f MiB (%.1f%%)", t->mem_peak, t->mem_total,
                         100.0 * t->mem_peak / t->mem_total);
         sbuf_printf(b, "  throttled %.0f s (%.0f%%)\n", t->throttled_s, dur > 0 ? 100.0 * t->throttled_s / dur : 0);
+        if (t->who[0])
+            sbuf_printf(b, "  on it: %s\n", t->who);
         if (t->n_gpm) {
             sbuf_printf(b, "  GPM: SM activity mean %.1f%%", t->sm_active_sum / (double)t->n_gpm);
             if (t->n_tensor)
@@ -258,7 +331,9 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         else if (!any)
             sbuf_puts(b, "  no verdict: utilization is moderate and no problem rule held\n");
     }
+    diag_nodes_text(d, b);
     diag_steps_text(d, b);
+    diag_account_text(d, b);
 }
 
 static void diag_json_num(struct sbuf *b, const char *key, double v, int dec)
@@ -272,12 +347,16 @@ static void diag_json_num(struct sbuf *b, const char *key, double v, int dec)
 
 static void diag_steps_json(const struct diag *d, struct sbuf *b)
 {
-    const struct stepstat *ss = analyze_steps(d->an);
+    bool first = true;
     sbuf_puts(b, ",\"steps\":[");
-    for (unsigned i = 0; i < stepstat_nranks(ss); i++) {
+    for (unsigned h = 0; h < analyze_nnodes(d->an); h++)
+    for (unsigned i = 0; i < stepstat_nranks(analyze_node_steps(d->an, h)); i++) {
         struct stepstat_rank r;
-        stepstat_rank(ss, i, analyze_now(d->an), &r);
-        sbuf_printf(b, "%s{\"pid\":%d,", i ? "," : "", r.pid);
+        stepstat_rank(analyze_node_steps(d->an, h), i, analyze_now(d->an), &r);
+        sbuf_printf(b, "%s{\"host\":", first ? "" : ",");
+        fmt_json_string(b, analyze_node_name(d->an, h));
+        sbuf_printf(b, ",\"pid\":%d,", r.pid);
+        first = false;
         diag_json_num(b, "rank", r.rank >= 0 ? r.rank : NAN, 0);
         sbuf_putc(b, ',');
         diag_json_num(b, "local_rank", r.local_rank >= 0 ? r.local_rank : NAN, 0);
@@ -302,6 +381,25 @@ static void diag_steps_json(const struct diag *d, struct sbuf *b)
     sbuf_putc(b, ']');
 }
 
+static void diag_account_json(const struct diag *d, struct sbuf *b)
+{
+    const struct account_entry *e[ACCOUNT_MAX];
+    unsigned n = account_sorted(analyze_account(d->an), e);
+    sbuf_puts(b, ",\"accounting\":[");
+    for (unsigned i = 0; i < n; i++) {
+        sbuf_printf(b, "%s{\"%s\":", i ? "," : "", e[i]->kind == ACCOUNT_JOB ? "job" : "user");
+        fmt_json_string(b, e[i]->key);
+        sbuf_printf(b, ",\"gpus\":%u,", e[i]->ngpus);
+        diag_json_num(b, "gpu_seconds", e[i]->gpu_s, 1);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "idle_gpu_seconds", e[i]->idle_s, 1);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "energy_joules", e[i]->energy_j, 0);
+        sbuf_putc(b, '}');
+    }
+    sbuf_putc(b, ']');
+}
+
 void diag_summary_json(const struct diag *d, struct sbuf *b)
 {
     unsigned n = analyze_ngpus(d->an);
@@ -315,7 +413,9 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
         double sum = 0;
         for (int k = 0; k <= 100; k++)
             sum += (double)k * (double)t->hist[k];
-        sbuf_printf(b, "%s{\"index\":%u,\"name\":", g ? "," : "", t->index);
+        sbuf_printf(b, "%s{\"host\":", g ? "," : "");
+        fmt_json_string(b, t->host);
+        sbuf_printf(b, ",\"index\":%u,\"name\":", t->index);
         fmt_json_string(b, t->name);
         sbuf_printf(b, ",\"samples\":%llu,\"first\":\"", t->samples);
         diag_ts(t->first_t, b);
@@ -372,5 +472,6 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
     }
     sbuf_putc(b, ']');
     diag_steps_json(d, b);
+    diag_account_json(d, b);
     sbuf_puts(b, "}\n");
 }

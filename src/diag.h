@@ -23,6 +23,7 @@ struct diag_change {
     int rule;                 /* index into rule_table */
     bool active;              /* true: the verdict starts; false: it ends */
     const char *evidence;     /* when it starts */
+    const char *node;         /* the GPU's hostname in a diagnosis of several nodes; NULL with one */
 };
 
 typedef void diag_change_fn(void *ctx, const struct diag_change *ch);

@@ -5,12 +5,14 @@
  * the time since host_init(). With host_job_watch(), host_read() also sums
  * the CPU time and RSS of one process tree (a command and all its
  * descendants, found through the parent links in /proc/PID/stat), and
- * the bytes it read from storage (/proc/PID/io read_bytes).
+ * the bytes it read from storage (/proc/PID/io read_bytes). host_attrib.c
+ * tells whose a process is: its user, container and Kubernetes pod.
  */
 #ifndef GPUMON_HOST_H
 #define GPUMON_HOST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct host_cpu_times {
@@ -68,6 +70,25 @@ struct host_pid_stat {
 /* Parses one /proc/PID/stat text (the command name may hold spaces and
  * parentheses). Returns 0 or -1. */
 int host_parse_pid_stat(const char *text, struct host_pid_stat *out);
+/* Who a process belongs to (host_attrib.c). */
+struct host_attrib {
+    char runtime[16];          /* docker, containerd, cri-o, podman; "" unknown or on the host */
+    char container_id[65];     /* 64 hex digits; "" none */
+    char pod[37];              /* Kubernetes pod UID; "" none */
+    char user[33];             /* the owner's name, or its uid when the host has no such user */
+};
+/* Reads the owner and the cgroup of pid under proc (NULL: /proc); false when the process cannot be seen. */
+bool host_attrib_read(const char *proc, int pid, struct host_attrib *a);
+/* The container and pod a /proc/PID/cgroup text names (v1 or v2), or empty fields. */
+void host_parse_cgroup(const char *text, struct host_attrib *a);
+/* The real uid of a /proc/PID/status text, or -1. */
+long host_parse_status_uid(const char *text);
+/* The job ids of one GPU from an HPC job mapping directory (dcgm-exporter's format, host_jobs.c): the
+ * file DIR/NAME (NAME: the GPU index), one id per line, blank lines skipped, at most max kept. Returns
+ * how many; a missing or empty file is none; bad content (an id with spaces or control characters, or
+ * over 63 bytes, a file that is not a regular file) is said in warn (else warn[0] is 0). */
+unsigned host_jobs_read(const char *dir, const char *name, char (*jobs)[64], unsigned max, char *warn,
+                        size_t wlen);
 /* Parses the aggregate "cpu" line of /proc/stat. Returns 0 or -1. */
 int host_parse_stat_line(const char *line, struct host_cpu_times *out);
 /* The read_bytes figure of one /proc/PID/io text, or -1 when absent. */

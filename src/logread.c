@@ -36,7 +36,7 @@
 
 /* Key ids besides metric ids. */
 enum { LOGREAD_KEY_EMPTY = -2, LOGREAD_KEY_UNKNOWN = -1, LOGREAD_KEY_ERRORS = -3, LOGREAD_KEY_PROCESSES = -4,
-       LOGREAD_KEY_XIDS = -5 };
+       LOGREAD_KEY_XIDS = -5, LOGREAD_KEY_JOBS = -6 };
 
 struct logread_key {
     char key[64];
@@ -176,7 +176,7 @@ static int logread_key_id(struct logread_key *cache, size_t pos, const char *key
     const struct metric *m = metric_find(key);
     int id = m ? (int)m->id : !strcmp(key, "errors") ? LOGREAD_KEY_ERRORS
            : !strcmp(key, "processes") ? LOGREAD_KEY_PROCESSES : !strcmp(key, "xids") ? LOGREAD_KEY_XIDS
-           : LOGREAD_KEY_UNKNOWN;
+           : !strcmp(key, "jobs") ? LOGREAD_KEY_JOBS : LOGREAD_KEY_UNKNOWN;
     if (c && strlen(key) < sizeof c->key) {
         snprintf(c->key, sizeof c->key, "%s", key);
         c->id = id;
@@ -240,7 +240,7 @@ static const char *logread_value(const struct metric *m, const cJSON *j, struct 
 
 /* The members of a GPU object that are not metric values. */
 struct logread_extra {
-    const cJSON *errors, *processes, *xids;
+    const cJSON *errors, *processes, *xids, *jobs;
 };
 
 /* Fills vals (scope scope) from the keys of obj, and notes the extra members. */
@@ -258,6 +258,8 @@ static int logread_metrics(struct logread_key *cache, const cJSON *obj, enum met
                 extra->processes = j;
             else if (extra && id == LOGREAD_KEY_XIDS)
                 extra->xids = j;
+            else if (extra && id == LOGREAD_KEY_JOBS)
+                extra->jobs = j;
             continue;   /* or a key from a newer gpumon */
         }
         if (metric_table[id].scope != scope || id == M_INDEX)
@@ -327,6 +329,11 @@ static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size
         rp->used_mib = logread_int(logread_item(p, "used_memory"), &mem) == 0 ? mem : -1;
         const char *name = logread_str(logread_item(p, "name"));
         snprintf(rp->name, sizeof rp->name, "%s", name ? name : "");
+        const char *user = logread_str(logread_item(p, "user")), *ctr = logread_str(logread_item(p, "container"));
+        const char *pod = logread_str(logread_item(p, "pod"));
+        snprintf(rp->user, sizeof rp->user, "%s", user ? user : "");
+        snprintf(rp->container, sizeof rp->container, "%s", ctr ? ctr : "");
+        snprintf(rp->pod, sizeof rp->pod, "%s", pod ? pod : "");
     }
     return 0;
 }
@@ -361,6 +368,29 @@ static int logread_xids(const cJSON *arr, struct record_gpu *g, char *err, size_
     return 0;
 }
 
+/* "jobs": a GPU's job ids (a job mapping directory); absent: none. */
+static int logread_jobs(const cJSON *arr, struct record_gpu *g, char *err, size_t errlen)
+{
+    const cJSON *j;
+    g->njobs = 0;
+    if (!arr)
+        return 0;
+    if (!logread_is(arr, cJSON_Array)) {
+        snprintf(err, errlen, "\"jobs\" is not an array");
+        return -1;
+    }
+    cJSON_ArrayForEach(j, arr) {
+        const char *id = logread_str(j);
+        if (!id || !id[0] || strlen(id) > 63) {
+            snprintf(err, errlen, "\"jobs\" holds job ids: strings of 1 to 63 bytes");
+            return -1;
+        }
+        if (g->njobs < RECORD_MAX_JOBS)
+            snprintf(g->jobs[g->njobs++], sizeof g->jobs[0], "%s", id);
+    }
+    return 0;
+}
+
 static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *g, char *err, size_t errlen)
 {
     long long idx;
@@ -375,11 +405,11 @@ static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *
     }
     g->index = (unsigned)idx;
     g->v[M_INDEX] = (struct value){.state = VS_OK, .u.i = g->index};
-    struct logread_extra extra = {NULL, NULL, NULL};
+    struct logread_extra extra = {NULL, NULL, NULL, NULL};
     if (logread_metrics(lr->gpu_keys, obj, MS_GPU, g->v, &extra, err, errlen) != 0 ||
         logread_errors_map(extra.errors, g->v, err, errlen) != 0 ||
         logread_procs(extra.processes, g, err, errlen) != 0 ||
-        logread_xids(extra.xids, g, err, errlen) != 0)
+        logread_xids(extra.xids, g, err, errlen) != 0 || logread_jobs(extra.jobs, g, err, errlen) != 0)
         return -1;
     return 0;
 }

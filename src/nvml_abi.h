@@ -7,10 +7,12 @@
  *
  * This header is shared by exactly two modules: nvml.c (the dlopen loader in
  * gpumon) and sim/ (the simulated libnvidia-ml.so.1). NVML_FUNCTIONS is the
- * one list of the entry points we know: the loader builds its function table
- * from it and the simulator checks its definitions against it, so the two
- * can never disagree on a signature. Each versioned variant has its own
- * struct; nothing here is "the current" struct of a family.
+ * one list of the entry points gpumon uses: the loader builds its function
+ * table from it and the simulator checks its definitions against it, so the
+ * two can never disagree on a signature. NVML_CLIENT_FUNCTIONS lists what
+ * other clients (nvtop, nvidia-ml-py tools, exporters) need on top; only the
+ * simulator defines those. Each versioned variant has its own struct;
+ * nothing here is "the current" struct of a family.
  */
 #ifndef GPUMON_NVML_ABI_H
 #define GPUMON_NVML_ABI_H
@@ -75,6 +77,7 @@ enum {
 #define NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE 80
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
+#define NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE 32
 #define NVML_INIT_FLAG_NO_GPUS 1u
 #define NVML_INIT_FLAG_NO_ATTACH 2u
 #define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFull
@@ -106,6 +109,27 @@ enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
 enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
 enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
 enum { NVML_PROCESS_MODE_COMPUTE = 0, NVML_PROCESS_MODE_GRAPHICS = 1, NVML_PROCESS_MODE_MPS = 2 };
+enum { NVML_DEVICE_MIG_DISABLE = 0, NVML_DEVICE_MIG_ENABLE = 1 };
+enum {                                /* nvmlComputeMode_t; 1 (EXCLUSIVE_THREAD) is no longer supported */
+    NVML_COMPUTEMODE_DEFAULT = 0,
+    NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
+    NVML_COMPUTEMODE_PROHIBITED = 2,
+    NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3,
+    NVML_COMPUTEMODE_COUNT = 4
+};
+enum {                                /* nvmlDeviceArchitecture_t (facts §5); 11 and 12 are undefined */
+    NVML_DEVICE_ARCH_KEPLER = 2,
+    NVML_DEVICE_ARCH_MAXWELL = 3,
+    NVML_DEVICE_ARCH_PASCAL = 4,
+    NVML_DEVICE_ARCH_VOLTA = 5,
+    NVML_DEVICE_ARCH_TURING = 6,
+    NVML_DEVICE_ARCH_AMPERE = 7,
+    NVML_DEVICE_ARCH_ADA = 8,
+    NVML_DEVICE_ARCH_HOPPER = 9,
+    NVML_DEVICE_ARCH_BLACKWELL = 10,
+    NVML_DEVICE_ARCH_RUBIN = 13
+};
+#define NVML_DEVICE_ARCH_UNKNOWN 0xFFFFFFFFu
 enum {
     NVML_TOTAL_POWER_SAMPLES = 0,
     NVML_GPU_UTILIZATION_SAMPLES = 1,
@@ -134,6 +158,46 @@ typedef int nvmlMemoryErrorType_t;
 typedef int nvmlEccCounterType_t;
 typedef int nvmlSamplingType_t;
 typedef int nvmlValueType_t;
+typedef int nvmlComputeMode_t;
+typedef int nvmlDriverModel_t;        /* Windows only: WDDM 0, WDM (TCC) 1, MCDM 2 */
+typedef unsigned int nvmlDeviceArchitecture_t;
+
+/* Field ids of nvmlDeviceGetFieldValues (facts §19; 91, 140 and 141 from the same API 13 header).
+ * Ids never change; scopeId selects an NVLink link (UINT_MAX: all links summed). */
+enum {
+    NVML_FI_DEV_ECC_CURRENT = 1,
+    NVML_FI_DEV_ECC_PENDING = 2,
+    NVML_FI_DEV_ECC_SBE_VOL_TOTAL = 3,
+    NVML_FI_DEV_ECC_DBE_VOL_TOTAL = 4,
+    NVML_FI_DEV_ECC_SBE_AGG_TOTAL = 5,
+    NVML_FI_DEV_ECC_DBE_AGG_TOTAL = 6,
+    NVML_FI_DEV_RETIRED_SBE = 29,
+    NVML_FI_DEV_RETIRED_DBE = 30,
+    NVML_FI_DEV_RETIRED_PENDING = 31,
+    NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION = 83,
+    NVML_FI_DEV_NVLINK_LINK_COUNT = 91,
+    NVML_FI_DEV_PCIE_REPLAY_COUNTER = 94,
+    NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138,
+    NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139,
+    NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX = 140,
+    NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX = 141,
+    NVML_FI_DEV_REMAPPED_COR = 142,
+    NVML_FI_DEV_REMAPPED_UNC = 143,
+    NVML_FI_DEV_REMAPPED_PENDING = 144,
+    NVML_FI_DEV_REMAPPED_FAILURE = 145,
+    NVML_FI_DEV_POWER_AVERAGE = 185,
+    NVML_FI_DEV_POWER_INSTANT = 186,
+    NVML_FI_DEV_POWER_MIN_LIMIT = 187,
+    NVML_FI_DEV_POWER_MAX_LIMIT = 188,
+    NVML_FI_DEV_POWER_DEFAULT_LIMIT = 189,
+    NVML_FI_DEV_POWER_CURRENT_LIMIT = 190,
+    NVML_FI_DEV_ENERGY = 191,
+    NVML_FI_DEV_POWER_REQUESTED_LIMIT = 192,
+    NVML_FI_DEV_PCIE_COUNT_TX_BYTES = 197,
+    NVML_FI_DEV_PCIE_COUNT_RX_BYTES = 198,
+    NVML_FI_MAX = 303                 /* one past the highest id in API 13 */
+};
+#define NVML_FI_SCOPE_ALL_LINKS 0xFFFFFFFFu
 
 /* Clock event ("throttle") reason bits (facts §14). */
 #define NVML_CLOCKS_EVENT_GPU_IDLE 0x001ull
@@ -178,6 +242,12 @@ typedef struct {                      /* written by plain and _v2 GetPciInfo: 52
 typedef struct { unsigned int gpu; unsigned int memory; } nvmlUtilization_t;
 
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+
+typedef struct {                      /* nvmlDeviceGetBAR1MemoryInfo: 24 bytes, all in bytes */
+    unsigned long long bar1Total;
+    unsigned long long bar1Free;
+    unsigned long long bar1Used;
+} nvmlBAR1Memory_t;
 
 typedef struct {
     unsigned int version;
@@ -339,6 +409,9 @@ NVML_ABI_CHECK(nvmlUtilization_t, memory, 4);
 _Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
 NVML_ABI_CHECK(nvmlMemory_t, free, 8);
 NVML_ABI_CHECK(nvmlMemory_t, used, 16);
+_Static_assert(sizeof(nvmlBAR1Memory_t) == 24, "nvmlBAR1Memory_t");
+NVML_ABI_CHECK(nvmlBAR1Memory_t, bar1Free, 8);
+NVML_ABI_CHECK(nvmlBAR1Memory_t, bar1Used, 16);
 _Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t");
 _Static_assert(NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2) == nvmlMemory_v2, "memory v2 word");
 NVML_ABI_CHECK(nvmlMemory_v2_t, total, 8);
@@ -371,6 +444,7 @@ NVML_ABI_CHECK(nvmlProcessUtilizationSample_t, timeStamp, 8);
 NVML_ABI_CHECK(nvmlProcessUtilizationSample_t, smUtil, 16);
 NVML_ABI_CHECK(nvmlProcessUtilizationSample_t, decUtil, 28);
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
+NVML_ABI_CHECK(nvmlFieldValue_t, scopeId, 4);
 NVML_ABI_CHECK(nvmlFieldValue_t, timestamp, 8);
 NVML_ABI_CHECK(nvmlFieldValue_t, latencyUsec, 16);
 NVML_ABI_CHECK(nvmlFieldValue_t, valueType, 24);
@@ -487,6 +561,42 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlGpmSampleFree, (nvmlGpmSample_t gpmSample)) \
     X(nvmlGpmSampleGet, (NVML_DEV, nvmlGpmSample_t gpmSample)) \
     X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t *metricsGet))
+
+/*
+ * Entry points gpumon does not call but other NVML clients do at start-up or
+ * on every refresh (nvtop 3.x, nvidia-ml-py and the tools on it such as
+ * gpustat and nvitop, gonvml exporters; sim/exports_device_info.c says who
+ * calls what). The simulator defines them so that it can stand in for the
+ * driver under those clients; gpumon's loader does not resolve them.
+ */
+#define NVML_CLIENT_FUNCTIONS(X) \
+    X(nvmlDeviceGetMinorNumber, (NVML_DEV, unsigned int *minorNumber)) \
+    X(nvmlDeviceGetVbiosVersion, (NVML_DEV, char *version, unsigned int length)) \
+    X(nvmlDeviceGetArchitecture, (NVML_DEV, nvmlDeviceArchitecture_t *arch)) \
+    X(nvmlDeviceGetCudaComputeCapability, (NVML_DEV, int *major, int *minor)) \
+    X(nvmlDeviceGetBAR1MemoryInfo, (NVML_DEV, nvmlBAR1Memory_t *bar1Memory)) \
+    X(nvmlDeviceGetPersistenceMode, (NVML_DEV, nvmlEnableState_t *mode)) \
+    X(nvmlDeviceGetComputeMode, (NVML_DEV, nvmlComputeMode_t *mode)) \
+    X(nvmlDeviceGetDisplayMode, (NVML_DEV, nvmlEnableState_t *display)) \
+    X(nvmlDeviceGetDisplayActive, (NVML_DEV, nvmlEnableState_t *isActive)) \
+    X(nvmlDeviceGetDriverModel, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
+    X(nvmlDeviceGetDriverModel_v2, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
+    X(nvmlDeviceGetPowerManagementDefaultLimit, (NVML_DEV, unsigned int *defaultLimit)) \
+    X(nvmlDeviceGetPowerManagementLimitConstraints, (NVML_DEV, unsigned int *minLimit, unsigned int *maxLimit)) \
+    X(nvmlDeviceSetPowerManagementLimit, (NVML_DEV, unsigned int limit)) \
+    X(nvmlDeviceGetFieldValues, (NVML_DEV, int valuesCount, nvmlFieldValue_t *values)) \
+    X(nvmlDeviceGetMPSComputeRunningProcesses, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+    X(nvmlDeviceGetMPSComputeRunningProcesses_v2, (NVML_DEV, unsigned int *infoCount, \
+                                                   nvmlProcessInfo_v2_t *infos)) \
+    X(nvmlDeviceGetMPSComputeRunningProcesses_v3, (NVML_DEV, unsigned int *infoCount, \
+                                                   nvmlProcessInfo_v2_t *infos)) \
+    X(nvmlDeviceGetMigMode, (NVML_DEV, unsigned int *currentMode, unsigned int *pendingMode)) \
+    X(nvmlDeviceIsMigDeviceHandle, (NVML_DEV, unsigned int *isMigDevice)) \
+    X(nvmlDeviceGetMaxMigDeviceCount, (NVML_DEV, unsigned int *count)) \
+    X(nvmlDeviceGetMigDeviceHandleByIndex, (NVML_DEV, unsigned int index, nvmlDevice_t *migDevice)) \
+    X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, (nvmlDevice_t migDevice, nvmlDevice_t *device)) \
+    X(nvmlDeviceGetGpuInstanceId, (NVML_DEV, unsigned int *id)) \
+    X(nvmlDeviceGetComputeInstanceId, (NVML_DEV, unsigned int *id))
 
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 

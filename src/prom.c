@@ -174,7 +174,8 @@ static void prom_processes(struct sbuf *b, const struct record *rec, char **labe
                 continue;
             if (!header)
                 prom_family(b, "gpumon_process_gpu_memory_bytes", "gauge",
-                            "GPU memory used by a process (largest first, bounded by --collect.processes.max)");
+                            "GPU memory used by a process (largest first, bounded by --collect.processes.max), with "
+                            "its user, container (runtime://id) and Kubernetes pod UID where known");
             header = true;
             sbuf_puts(b, "gpumon_process_gpu_memory_bytes{");
             sbuf_puts(b, labels[g]);
@@ -182,11 +183,36 @@ static void prom_processes(struct sbuf *b, const struct record *rec, char **labe
             sbuf_put_int(b, pr->pid);
             sbuf_puts(b, "\",process_name=\"");
             prom_label_value(b, pr->name);
+            const char *who[3][2] = {{"\",user=\"", pr->user}, {"\",container=\"", pr->container},
+                                     {"\",pod_uid=\"", pr->pod}};
+            for (int k = 0; k < 3; k++) {   /* empty labels are absent labels in Prometheus */
+                sbuf_puts(b, who[k][0]);
+                prom_label_value(b, who[k][1]);
+            }
             sbuf_puts(b, "\"} ");
             prom_number(b, pr->used_mib * 1048576.0);
             sbuf_putc(b, '\n');
         }
     }
+}
+
+/* gpumon_gpu_job_info{gpu,uuid,hpc_job} 1: the job ids of each GPU (a job mapping directory), to join on;
+ * hpc_job as dcgm-exporter names it (Prometheus keeps "job" for the scrape job). */
+static void prom_jobs(struct sbuf *b, const struct record *rec, char **labels)
+{
+    bool header = false;
+    for (unsigned g = 0; g < rec->ngpus; g++)
+        for (unsigned j = 0; j < rec->gpus[g].njobs; j++) {
+            if (!header)
+                prom_family(b, "gpumon_gpu_job_info", "gauge",
+                            "A job running on the GPU, from the HPC job mapping directory (value 1)");
+            header = true;
+            sbuf_puts(b, "gpumon_gpu_job_info{");
+            sbuf_puts(b, labels[g]);
+            sbuf_puts(b, ",hpc_job=\"");
+            prom_label_value(b, rec->gpus[g].jobs[j]);
+            sbuf_puts(b, "\"} 1\n");
+        }
 }
 
 void prom_render(struct sbuf *b, const struct record *rec, const struct prom_opts *o)
@@ -204,6 +230,7 @@ void prom_render(struct sbuf *b, const struct record *rec, const struct prom_opt
     prom_info(b, rec, labels);
     prom_table(b, rec, labels);
     prom_xids(b, rec, labels);
+    prom_jobs(b, rec, labels);
     if (o->processes)
         prom_processes(b, rec, labels, o->max_processes);
     if (o->dcgm)

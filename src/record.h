@@ -39,9 +39,13 @@ struct record_proc {
     unsigned int pid;
     long long used_mib;         /* -1 when NVML cannot tell */
     char name[64];
+    char user[33];              /* "" unknown (the process is not visible in gpumon's PID namespace) */
+    char container[96];         /* "docker://<64 hex>" (runtime://id, Kubernetes' form); "" none or unknown */
+    char pod[37];               /* Kubernetes pod UID; "" none */
 };
 
 #define RECORD_MAX_XIDS 16
+#define RECORD_MAX_JOBS 8       /* job ids kept per GPU */
 
 /* One XID code seen on a GPU since monitoring began (cumulative). */
 struct record_xid {
@@ -57,6 +61,8 @@ struct record_gpu {
     struct record_proc procs[RECORD_MAX_PROCS];
     unsigned int nxids;                   /* distinct codes, most recent first once full */
     struct record_xid xids[RECORD_MAX_XIDS];
+    unsigned njobs;                       /* job ids from an HPC job mapping directory (host_jobs.c) */
+    char jobs[RECORD_MAX_JOBS][64];
 };
 
 #define RECORD_MAX_RANKS 32

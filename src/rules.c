@@ -211,10 +211,18 @@ static bool p_prealloc(const struct analyze_gpu_stats *s, const struct rule_conf
            prealloc_jump(s, c);
 }
 
-/* A straggler does the job's work, slower: an unused GPU beside a single-GPU job is not one. */
+/* Several nodes (a multi-node diagnosis): this GPU's node runs well below the others. */
+static bool p_slow_node(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->nodes >= 2 && in_use(s, c) && s->other_nodes_util - s->node_util >= T(T_STRAGGLER_GAP);
+}
+
+/* A straggler does the job's work, slower: an unused GPU beside a single-GPU job is not one; on a slow
+ * node, the node is the finding. */
 static bool p_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->npeers > 0 && in_use(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
+    return s->npeers > 0 && in_use(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP) &&
+           !p_slow_node(s, c);
 }
 
 static bool p_input_io(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -425,6 +433,15 @@ static void ev_prealloc(const struct analyze_gpu_stats *s, const struct rule_con
 {
     ev_memory(s, c, b);
     sbuf_printf(b, "; near full %.1f s after first use", s->mem_high_t - s->mem_first_use_t);
+}
+
+static void ev_slow_node(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
+{
+    (void)c;
+    sbuf_printf(b, "the GPUs of this node run at a median utilization of %.0f%% against %.0f%% on the other %u node%s "
+                "(median of theirs); this GPU %.0f%%", s->node_util, s->other_nodes_util, s->nodes - 1,
+                s->nodes == 2 ? "" : "s", s->util_mean);
+    e_job(s, b);
 }
 
 static void ev_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
@@ -641,6 +658,10 @@ const struct rule rule_table[] = {
     {"steps-slowing", SEV_WARNING, true, p_steps_slowing, ev_slowing, "training steps take longer than earlier in the run",
      "Steps slowed down mid-run: look for throttling (clocks, temperature), memory fragmentation or a growing "
      "graph (tensors kept across steps), a dataset shard on slower storage, or other jobs on the node."},
+    {"slow-node", SEV_WARNING, true, p_slow_node, ev_slow_node, "this node's GPUs run well below the other nodes'",
+     "In a multi-node job every step waits for the slowest node: check its network (link errors, the NCCL "
+     "transport: NCCL_DEBUG=INFO; a node falling back to TCP instead of InfiniBand/RoCE), its GPUs' clocks and "
+     "temperature, and its input (local disk, data loader, CPU)."},
     {"straggler", SEV_WARNING, true, p_straggler, ev_straggler, "well below its peers",
      "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
      "PCIe link, uneven data sharding, or another process sharing it."},

@@ -38,7 +38,28 @@ struct sampler {
     pthread_mutex_t stop_mu;
     pthread_cond_t stop_cv;
     double slow_ms;
+    const char *job_dir;        /* HPC job mapping directory; NULL none */
+    uint64_t jobs_ns;           /* when it was last read (every 0.5 s at most) */
 };
+
+/* Each GPU's job ids from the mapping directory (file named by the GPU index), read at most every
+ * 0.5 s (faster records repeat them); a problem with a file is said once, when it first shows. */
+static void sampler_jobs(struct sampler *s, uint64_t now)
+{
+    if (!s->job_dir || (s->jobs_ns && now - s->jobs_ns < 500000000ull))
+        return;
+    s->jobs_ns = now;
+    for (unsigned i = 0; i < s->ngpus; i++) {
+        struct sampler_gpu *g = &s->gpus[i];
+        struct record_gpu *rg = &s->rgpus[i];
+        char name[16], warn[512];
+        snprintf(name, sizeof name, "%u", rg->index);
+        rg->njobs = host_jobs_read(s->job_dir, name, rg->jobs, RECORD_MAX_JOBS, warn, sizeof warn);
+        if (warn[0] && strcmp(warn, g->jobs_warned))
+            util_warn("job mapping: %s", warn);
+        snprintf(g->jobs_warned, sizeof g->jobs_warned, "%s", warn);
+    }
+}
 
 static sampler_reader *const sampler_readers[METRIC_COUNT] = {
 #define SAMPLER_READER(id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader) \
@@ -151,6 +172,7 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
     util_cond_init_monotonic(&s->stop_cv);
     s->slow_ms = o->slow_interval_ms > 0 ? o->slow_interval_ms : 1000;
     s->processes = o->processes;
+    s->job_dir = o->job_dir;
     for (int i = 0; i < (o->ids ? o->nids : METRIC_COUNT); i++)
         s->want[o->ids ? o->ids[i] : (enum metric_id)i] = true;
     for (int id = 0; id < METRIC_COUNT; id++) {
@@ -277,6 +299,7 @@ void sampler_sample(struct sampler *s, struct record *rec)
         memcpy(rec->host, s->host_v, sizeof rec->host);
     for (unsigned i = 0; i < s->ngpus; i++)
         sampler_fill_gpu(s, &s->gpus[i], &s->rgpus[i]);
+    sampler_jobs(s, now);
     rec->ngpus = s->ngpus;
     rec->gpus = s->rgpus;
 }

@@ -24,6 +24,7 @@ struct sampler_opts {
     double slow_interval_ms;    /* slow-reader period; 0 means 1000 */
     bool processes;             /* fill per-process lists in records */
     int job_pid;                /* process tree to follow (job.* metrics); 0: none */
+    const char *job_dir;        /* HPC job mapping directory (host_jobs.c): each GPU's job ids; NULL: none */
 };
 
 struct sampler;

@@ -66,7 +66,8 @@ struct sampler_gpu {
     unsigned scap;
     struct nvml_process procs[RECORD_MAX_PROCS];
     unsigned nprocs;
-    struct { unsigned pid; char name[64]; } pname[RECORD_MAX_PROCS];
+    struct { unsigned pid; char name[64]; struct host_attrib who; } pname[RECORD_MAX_PROCS];
+    char jobs_warned[512];      /* the job mapping's latest problem with this GPU's file, said once */
 
     struct sampler_gpm gpm;
 

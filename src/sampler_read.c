@@ -573,12 +573,15 @@ void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
     val_int(c->g, out, rc, MIB(sum));
 }
 
+/* The process's name (NVML) and owner, container and pod (/proc, host_attrib.c), read when the pid in
+ * this slot changes. */
 static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
 {
     if (g->pname[slot].pid == pid && g->pname[slot].name[0])
         return g->pname[slot].name;
     g->pname[slot].pid = pid;
     g->pname[slot].name[0] = '\0';
+    host_attrib_read(NULL, (int)pid, &g->pname[slot].who);
     if (nvml.nvmlSystemGetProcessName &&
         nvml.nvmlSystemGetProcessName(pid, g->pname[slot].name, sizeof g->pname[slot].name) != NVML_SUCCESS)
         g->pname[slot].name[0] = '\0';
@@ -597,6 +600,14 @@ void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
         p->pid = g->procs[i].pid;
         p->used_mib = g->procs[i].used_memory == NVML_VALUE_NOT_AVAILABLE ? -1 : MIB(g->procs[i].used_memory);
         snprintf(p->name, sizeof p->name, "%s", proc_name(g, i, p->pid));
+        const struct host_attrib *w = &g->pname[i].who;
+        snprintf(p->user, sizeof p->user, "%s", w->user);
+        snprintf(p->pod, sizeof p->pod, "%s", w->pod);
+        if (w->container_id[0])
+            snprintf(p->container, sizeof p->container, "%s://%s", w->runtime[0] ? w->runtime : "container",
+                     w->container_id);
+        else
+            p->container[0] = '\0';
     }
 }
 

@@ -9,7 +9,11 @@
  *     increase over a range is the GPU time lost to that cause);
  *   the window figures the verdicts stand on: mean utilization, idle
  *     share, and SM and tensor activity where GPM covers the window.
- * Cardinality is bounded by rules x GPUs. A GPU is labelled as in prom.c
+ * And the accounting (account.h), counters per job and per user of the
+ * GPU-seconds, idle GPU-seconds and joules since the exporter started:
+ * gpumon_{job,user}_gpu_seconds_total{hpc_job or user}, _gpu_idle_seconds_total,
+ * _energy_joules_total, the 64 most recently active of each kind.
+ * Cardinality is bounded by rules x GPUs (and those 64). A GPU is labelled as in prom.c
  * (gpu index and uuid from the current record); one absent from the
  * record (not selected any more) is left out.
  */
@@ -91,6 +95,45 @@ static void serve_diag_figure(struct sbuf *b, const struct diag *d, const struct
     }
 }
 
+#define SERVE_ACCOUNTS 64   /* most recently active jobs (users) exported */
+
+static int serve_diag_recent(const void *x, const void *y)
+{
+    const struct account_entry *a = *(const struct account_entry *const *)x, *b = *(const struct account_entry *const *)y;
+    return (a->last_t < b->last_t) - (a->last_t > b->last_t);
+}
+
+/* The accounting counters: per kind, the SERVE_ACCOUNTS entries seen most recently. */
+static void serve_diag_accounts(struct sbuf *b, const struct diag *d)
+{
+    static const char *const kinds[2] = {"job", "user"}, *const labels[2] = {"hpc_job", "user"};
+    static const char *const what[3] = {"gpu_seconds_total", "gpu_idle_seconds_total", "energy_joules_total"};
+    static const char *const help[3] = {
+        "GPU-seconds the GPUs spent on it since the exporter started (a GPU shared by several is split evenly)",
+        "Of those, GPU-seconds the GPUs were idle", "Energy its GPUs used since the exporter started, in joules"};
+    const struct account_entry *e[ACCOUNT_MAX];
+    unsigned n = account_sorted(analyze_account(diag_analyzer(d)), e);
+    qsort(e, n, sizeof *e, serve_diag_recent);
+    for (int k = 0; k < 2; k++)
+        for (int w = 0; w < 3; w++) {
+            char name[64];
+            snprintf(name, sizeof name, "gpumon_%s_%s", kinds[k], what[w]);
+            unsigned shown = 0;
+            for (unsigned i = 0; i < n && shown < SERVE_ACCOUNTS; i++) {
+                double v = w == 0 ? e[i]->gpu_s : w == 1 ? e[i]->idle_s : e[i]->energy_j;
+                if ((int)e[i]->kind != k || !isfinite(v))
+                    continue;
+                if (!shown++)
+                    prom_family(b, name, "counter", help[w]);
+                sbuf_printf(b, "%s{%s=\"", name, labels[k]);
+                prom_label_value(b, e[i]->key);
+                sbuf_puts(b, "\"} ");
+                prom_number(b, v);
+                sbuf_putc(b, '\n');
+            }
+        }
+}
+
 void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record *rec)
 {
     const struct analyzer *an = diag_analyzer(d);
@@ -115,6 +158,7 @@ void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record
     serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_tensor_active_ratio",
                       "Mean tensor-core activity (GPM) over the analysis window, where GPM covers it",
                       offsetof(struct analyze_gpu_stats, tensor_mean), true);
+    serve_diag_accounts(b, d);
     for (unsigned i = 0; i < n; i++)
         sbuf_free(&labels[i]);
     free(labels);

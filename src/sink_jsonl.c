@@ -9,7 +9,10 @@
  * Permissions"} (the code is what readers use; the text is for people).
  * Under gpumon run, "steps" lists the training processes that report their
  * steps, each with the interval's figures (docs/steps-channel.md, "In the
- * log"). This is the log format that diagnose and report read back.
+ * log"). A process carries its user, container ("runtime://id") and pod
+ * UID, null where they cannot be told; "jobs" (with a job mapping
+ * directory) lists a GPU's job ids. This is the log format that
+ * diagnose and report read back.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -77,6 +80,14 @@ static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
         sbuf_put_int(b, pr->pid);
         sbuf_puts(b, ",\"name\":");
         fmt_json_string(b, pr->name);
+        const char *who[3][2] = {{",\"user\":", pr->user}, {",\"container\":", pr->container}, {",\"pod\":", pr->pod}};
+        for (int k = 0; k < 3; k++) {
+            sbuf_puts(b, who[k][0]);
+            if (who[k][1][0])
+                fmt_json_string(b, who[k][1]);
+            else
+                sbuf_puts(b, "null");
+        }
         if (pr->used_mib < 0)
             sbuf_puts(b, ",\"used_memory\":null}");
         else {
@@ -198,6 +209,12 @@ static void sink_jsonl_record(const struct sink *s, const struct record *r, stru
         }
         sink_jsonl_errors(s, rg, b);
         sink_jsonl_xids(rg, b);
+        for (unsigned j = 0; j < rg->njobs; j++) {   /* "jobs":["1234"], with a job mapping directory */
+            sbuf_puts(b, j ? "," : ",\"jobs\":[");
+            fmt_json_string(b, rg->jobs[j]);
+        }
+        if (rg->njobs)
+            sbuf_putc(b, ']');
         if (s->processes)
             sink_jsonl_processes(rg, b);
         sbuf_putc(b, '}');

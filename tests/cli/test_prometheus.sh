@@ -20,7 +20,11 @@ make_cert "$T" || fail "openssl: could not make a test certificate"
 web_config "$T/web-config.yml" "$T"
 printf '%s\n' "$EXAMPLE_PASSWORD" > "$T/password"
 serve healthy "$PA" --scenario healthy
-serve straggler "$PB" --scenario straggler
+# the straggler node runs two jobs (a job mapping directory as a workload manager writes it): 0-3, 4-7
+mkdir "$T/jobs"
+for g in 0 1 2 3; do echo 7001 > "$T/jobs/$g"; done
+for g in 4 5 6 7; do echo 7002 > "$T/jobs/$g"; done
+serve straggler "$PB" --scenario straggler --hpc-job-mapping-dir "$T/jobs"
 start xid env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$C" --interval 200ms --nvml "$SIM" \
   --scenario xid-storm --web.config.file "$T/web-config.yml" --window 10m   # its XID verdicts hold all test long
 start lost env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$D" --interval 200ms --nvml "$SIM" \
@@ -111,6 +115,11 @@ expect_eq "host CPU modes" "$(q 'count by (mode) (gpumon_host_cpu_ratio{job="gpu
 expect_eq "host CPUs and memory > 0" "$(qv 'count(gpumon_host_cpus{job="gpumon"} > 0) + count(gpumon_host_memory_total_bytes{job="gpumon"} > 0)')" 4
 expect_eq "host series in every scrape" \
   "$(qv 'count(count_over_time(gpumon_host_cpus{job="gpumon"}[10s]) == on (instance) count_over_time(up{job="gpumon"}[10s]))')" 2
+# Jobs: their GPUs joined by gpu/uuid, the slow GPU 5 in job 7002, accounting counters growing.
+expect_eq "jobs: GPUs per job" "$(q "count by (hpc_job) (gpumon_gpu_job_info{instance=\"$B\"})" | sed 's/^hpc_job=//' | tr '\n' ' ')" \
+  "7001 4 7002 4 "
+expect_eq "jobs: the straggler's job" "$(q "(gpumon_gpu_utilization_ratio{instance=\"$B\"} < 0.6) * on (instance, gpu, uuid) group_right gpumon_gpu_job_info{hpc_job=\"7002\"}" | sed -n 's/.*gpu=\([0-9]*\),hpc_job=\([0-9]*\).*/\1 \2/p')" "5 7002"
+expect_eq "jobs: accounting counters" "$(qv "count(gpumon_job_gpu_seconds_total{instance=\"$B\"} > 0)")" 2
 # Exporter health.
 expect_eq "exporter fresh" "$(qv 'count(gpumon_exporter_snapshot_age_seconds{job="gpumon"} < 1)')" 2
 expect_eq "exporter last success recent" "$(qv 'count(time() - gpumon_exporter_last_success_timestamp_seconds{job="gpumon"} < 5)')" 2
@@ -139,7 +148,8 @@ expect_no_match "no GPU alerts on the healthy job" "$alerts" "^Gpumon[A-Za-z]+ g
 
 # The dashboard: every query returns data, with all nodes and GPUs selected,
 # and with one node and GPU selected (the XID node, GPU 1: an A100, so its
-# "(GPM)" panels must be empty there, not show made-up zeros).
+# "(GPM)" panels must be empty there, not show made-up zeros, and it has no
+# job mapping, so the "HPC job" panels are empty too).
 dash_check() {
   local gpm=$1; shift
   "$PY" "$SRC/tests/cli/dashboard.py" exprs "$DEPLOY/grafana/gpumon-dashboard.json" "$@" > "$T/exprs.tsv" || return
@@ -151,7 +161,7 @@ for line in open(exprs):
     where, expr = line.rstrip("\n").split("\t", 1)
     r = json.load(urllib.request.urlopen(api + "/query?" + urllib.parse.urlencode({"query": expr}), timeout=5))
     n += 1
-    want = gpm == "gpm" or "(GPM)" not in where
+    want = (gpm == "gpm" or "(GPM)" not in where) and (gpm == "gpm" or "HPC job" not in where)   # jobs: node B only
     if r["status"] != "success" or bool(r["data"]["result"]) != want:
         print("FAIL: dashboard %s (%s): got %s for %s, expected %s" % (where, how, r["data"]["result"] or "no data",
               expr, "some" if want else "none (no GPM on this GPU)"), file=sys.stderr)

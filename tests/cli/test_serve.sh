@@ -98,7 +98,7 @@ for f in DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE DCGM_FI_DEV_SM_CLOCK DCGM_
   expect_eq "$f per GPU" "$(grep -c "^$f{" "$T/d.txt")" 2
 done
 expect_match "process series" "$(grep '^gpumon_process_gpu_memory_bytes' "$T/d.txt" | head -1)" \
-  'pid="51200",process_name="python3 train.py --model llama-8b"\} [0-9]+$'
+  'pid="51200",process_name="python3 train.py --model llama-8b",user="",container="",pod_uid=""\} [0-9]+$'
 expect_eq "process count bounded per GPU" "$(grep -c '^gpumon_process_gpu_memory_bytes{gpu="0"' "$T/d.txt")" 1
 kill "$LASTPID"; wait "$LASTPID"
 

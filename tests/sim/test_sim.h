@@ -3,11 +3,13 @@
  *
  * The tests treat the simulator as a black box, as gpumon does: they
  * dlopen a built libnvidia-ml.so.1 (SIM_LIB_DIR, plus a variant subdir),
- * resolve every NVML_FUNCTIONS entry into a table, and drive it through
+ * resolve every NVML_FUNCTIONS and NVML_CLIENT_FUNCTIONS entry into a
+ * table, and drive it through
  * scenario files chosen with GPUMON_SIM_SCENARIO, GPUMON_SIM_SPEED and
  * GPUMON_SIM_START, which the library reads on each 0->1 init. Groups of
- * tests (one ctest test each) live in test_sim_abi.c, _protocols.c and
- * _scenarios.c; main() in test_sim_abi.c picks the group from argv[1].
+ * tests (one ctest test each) live in test_sim_abi.c, _protocols.c,
+ * _scenarios.c and _clients.c; main() in test_sim_abi.c picks the group
+ * from argv[1].
  */
 #ifndef GPUMON_TEST_SIM_H
 #define GPUMON_TEST_SIM_H
@@ -24,6 +26,7 @@ struct tsim_lib {
     void *handle;
 #define TSIM_FIELD(name, params) nvmlReturn_t (*name) params;
     NVML_FUNCTIONS(TSIM_FIELD)
+    NVML_CLIENT_FUNCTIONS(TSIM_FIELD)
 #undef TSIM_FIELD
     const char *(*nvmlErrorString)(nvmlReturn_t result);
 };

@@ -7,7 +7,7 @@
  * the PCI variants and the memory v1/v2 relation and version word. Byte
  * counts are measured by filling buffers with 0xAB and finding the last
  * byte the call changed. Usage: test_sim_abi GROUP (abi, protocols,
- * faults, events, scenarios, parse, variants).
+ * faults, events, scenarios, parse, variants, clients).
  */
 #include "test_sim.h"
 
@@ -21,6 +21,7 @@ int tsim_run_events(void);
 int tsim_run_scenarios(void);
 int tsim_run_parse(void);
 int tsim_run_variants(void);
+int tsim_run_clients(void);
 
 /* Number of leading bytes a call may have touched: index of the last non-0xAB byte + 1. */
 static size_t abi_touched(const unsigned char *buf, size_t len)
@@ -303,7 +304,7 @@ int main(int argc, char **argv)
         { "abi", tsim_run_abi },           { "protocols", tsim_run_protocols },
         { "faults", tsim_run_faults },     { "events", tsim_run_events },
         { "scenarios", tsim_run_scenarios }, { "parse", tsim_run_parse },
-        { "variants", tsim_run_variants },
+        { "variants", tsim_run_variants }, { "clients", tsim_run_clients },
     };
     int missing, failed = 0, ran = 0;
 
@@ -319,7 +320,7 @@ int main(int argc, char **argv)
         ran++;
     }
     if (!ran) {
-        fprintf(stderr, "usage: test_sim_abi [abi|protocols|faults|events|scenarios|parse|variants]\n");
+        fprintf(stderr, "usage: test_sim_abi [abi|protocols|faults|events|scenarios|parse|variants|clients]\n");
         return 2;
     }
     return failed ? 1 : 0;

@@ -416,7 +416,7 @@ static const char *const scen_newer_than_470[] = {
     "nvmlDeviceGetSupportedClocksEventReasons", "nvmlDeviceGetTemperatureV",
     "nvmlDeviceGetRunningProcessDetailList", "nvmlDeviceGetConfComputeMemSizeInfo",
     "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree", "nvmlGpmSampleGet",
-    "nvmlGpmMetricsGet",
+    "nvmlGpmMetricsGet", "nvmlDeviceGetMPSComputeRunningProcesses_v3", "nvmlDeviceGetDriverModel_v2",
 };
 
 static void test_legacy470(void **state)
@@ -425,12 +425,14 @@ static void test_legacy470(void **state)
     char ver[80];
 
     (void)state;
-    assert_int_equal(tsim_open(&lib, "legacy-470"), 14);    /* the 13 above + GetNumFans */
+    assert_int_equal(tsim_open(&lib, "legacy-470"), 16);    /* the 15 above + GetNumFans */
     for (size_t i = 0; i < sizeof(scen_newer_than_470) / sizeof(scen_newer_than_470[0]); i++)
         if (tsim_sym(&lib, scen_newer_than_470[i]))
             fail_msg("legacy-470 exports %s", scen_newer_than_470[i]);
     assert_non_null(tsim_sym(&lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
     assert_non_null(tsim_sym(&lib, "nvmlDeviceGetComputeRunningProcesses_v2"));
+    assert_non_null(tsim_sym(&lib, "nvmlDeviceGetMPSComputeRunningProcesses_v2"));   /* since 470.42.01 */
+    assert_non_null(tsim_sym(&lib, "nvmlDeviceGetMigMode"));
     assert_non_null(tsim_sym(&lib, "nvmlDeviceGetTemperature"));
     assert_null(tsim_sym(&lib, "sim_state"));                /* internals stay hidden */
     assert_null(tsim_sym(&lib, "sim_scenario_load"));
@@ -451,7 +453,7 @@ static void test_r535(void **state)
     nvmlDevice_t d;
 
     (void)state;
-    assert_int_equal(tsim_open(&lib, "r535-43"), 2);
+    assert_int_equal(tsim_open(&lib, "r535-43"), 3);        /* DetailList, TemperatureV, DriverModel_v2 */
     assert_non_null(tsim_sym(&lib, "nvmlDeviceGetConfComputeMemSizeInfo"));
     assert_null(tsim_sym(&lib, "nvmlDeviceGetRunningProcessDetailList"));
     assert_non_null(tsim_sym(&lib, "nvmlDeviceGetCurrentClocksEventReasons"));

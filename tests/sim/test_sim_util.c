@@ -17,6 +17,7 @@ struct tsim_lib L;
 static const char *const tsim_names[] = {
 #define TSIM_NAME(name, params) #name,
     NVML_FUNCTIONS(TSIM_NAME)
+    NVML_CLIENT_FUNCTIONS(TSIM_NAME)
 #undef TSIM_NAME
 };
 

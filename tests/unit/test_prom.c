@@ -138,9 +138,12 @@ static void test_label_escaping(void **state)
     gpus[0].nprocs = 1;
     gpus[0].procs[0] = (struct record_proc){.pid = 42, .used_mib = 1024};
     snprintf(gpus[0].procs[0].name, sizeof gpus[0].procs[0].name, "py \"a\\b\"\nc\xff");
+    snprintf(gpus[0].procs[0].user, sizeof gpus[0].procs[0].user, "alice");
+    snprintf(gpus[0].procs[0].pod, sizeof gpus[0].procs[0].pod, "0c5d6c4e-1f2a-4b3c-9d8e-7f6a5b4c3d2e");
     char *t = render(false);
     assert_non_null(strstr(t, "gpumon_process_gpu_memory_bytes{gpu=\"0\",uuid=\"GPU-aaaa\",pid=\"42\","
-                              "process_name=\"py \\\"a\\\\b\\\"\\nc\xef\xbf\xbd\"} 1073741824\n"));
+                              "process_name=\"py \\\"a\\\\b\\\"\\nc\xef\xbf\xbd\",user=\"alice\",container=\"\","
+                              "pod_uid=\"0c5d6c4e-1f2a-4b3c-9d8e-7f6a5b4c3d2e\"} 1073741824\n"));
     free(t);
 }
 

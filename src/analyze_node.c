@@ -1,0 +1,145 @@
+/*
+ * analyze_node.c: the analysis per node. Records carry their hostname; a
+ * diagnosis of several nodes' logs (one job across nodes) keeps each
+ * node's host figures and training processes apart, since a pid or an
+ * iowait means nothing on another machine, and compares the nodes: a node
+ * whose GPUs run well below those of the others slows every step of a
+ * data-parallel job.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze_int.h"
+#include "metrics.h"
+
+void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n)
+{
+    if (n < *cap || *cap >= ANALYZE_MAX_POINTS)
+        return ring;
+    unsigned ncap = *cap ? *cap * 2 : 64;
+    char *out = xmalloc(ncap * sz);
+    for (unsigned i = 0; i < n; i++)
+        memcpy(out + i * sz, (char *)ring + ((*head + i) % *cap) * sz, sz);
+    free(ring);
+    *cap = ncap;
+    *head = 0;
+    return out;
+}
+
+float analyze_num(const struct value *v, enum metric_id id)
+{
+    if (v->state != VS_OK)
+        return NAN;
+    return metric_table[id].kind == MK_FLOAT ? (float)v->u.f : (float)v->u.i;
+}
+
+int analyze_cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+struct analyze_node *analyze_node_for(struct analyze_node *nodes, unsigned *n, const char *hostname,
+                                      double window_s)
+{
+    const char *name = hostname ? hostname : "";
+    for (unsigned i = 0; i < *n; i++)
+        if (!strncmp(nodes[i].name, name, sizeof nodes[i].name - 1))
+            return &nodes[i];
+    if (*n == ANALYZE_MAX_NODES)
+        return NULL;
+    struct analyze_node *node = &nodes[(*n)++];
+    memset(node, 0, sizeof *node);
+    snprintf(node->name, sizeof node->name, "%s", name);
+    node->steps = stepstat_new(window_s);
+    return node;
+}
+
+void analyze_node_free(struct analyze_node *node)
+{
+    free(node->host);
+    stepstat_free(node->steps);
+}
+
+void analyze_node_feed(struct analyze_node *node, const struct record *r, double t, double from)
+{
+    const struct value *h = r->host;
+    struct analyze_host_point hp = {t, analyze_num(&h[M_JOB_CPU], M_JOB_CPU),
+                                    analyze_num(&h[M_JOB_CPU_TOP], M_JOB_CPU_TOP),
+                                    analyze_num(&h[M_JOB_RSS], M_JOB_RSS),
+                                    analyze_num(&h[M_HOST_IOWAIT], M_HOST_IOWAIT),
+                                    analyze_num(&h[M_HOST_CPUS], M_HOST_CPUS),
+                                    analyze_num(&h[M_JOB_READ], M_JOB_READ),
+                                    h[M_JOB_PROCS].state == VS_OK ? (int32_t)h[M_JOB_PROCS].u.i : -1};
+    while (node->hn && node->host[node->hhead].t <= from)
+        node->hhead = (node->hhead + 1) % node->hcap, node->hn--;
+    node->host = analyze_ring_grow(node->host, sizeof *node->host, &node->hcap, &node->hhead, node->hn);
+    if (node->hn == node->hcap)   /* full at the cap: the window is what fits */
+        node->hhead = (node->hhead + 1) % node->hcap, node->hn--;
+    node->host[(node->hhead + node->hn++) % node->hcap] = hp;
+    stepstat_feed(node->steps, r, t);
+}
+
+void analyze_node_stats(const struct analyze_node *node, struct analyze_gpu_stats *s)
+{
+    double n = 0, cpu = 0, top = 0, rss = NAN, ni = 0, io = 0, nr = 0, rd = 0;
+    s->ncpus = NAN;
+    s->job_procs = -1;
+    for (unsigned k = 0; k < node->hn; k++) {
+        const struct analyze_host_point *p = &node->host[(node->hhead + k) % node->hcap];
+        if (!isnan(p->job_cpu)) {
+            n++, cpu += p->job_cpu;
+            top += isnan(p->job_top) ? 0 : p->job_top;
+        }
+        if (!isnan(p->job_rss))
+            rss = isnan(rss) ? p->job_rss : fmax(rss, p->job_rss);
+        if (!isnan(p->iowait))
+            ni++, io += p->iowait;
+        if (!isnan(p->job_read))
+            nr++, rd += p->job_read;
+        if (!isnan(p->ncpus))
+            s->ncpus = p->ncpus;
+        if (p->job_procs >= 0)
+            s->job_procs = p->job_procs;
+    }
+    s->job_ok = n > 0;
+    s->job_cpu = n ? cpu / n : NAN;
+    s->job_cpu_top = n ? top / n : NAN;
+    s->job_rss_max = rss;
+    s->iowait = ni ? io / ni : NAN;
+    s->job_read_kbs = nr ? rd / nr : NAN;
+}
+
+static double analyze_median(double *v, unsigned n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, analyze_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void analyze_nodes_compare(struct analyze_gpu_stats *out, const unsigned *node, unsigned n, unsigned nnodes,
+                           double idle_util)
+{
+    double med[ANALYZE_MAX_NODES], v[ANALYZE_MAX_GPUS];
+    unsigned with = 0;
+    for (unsigned h = 0; h < nnodes; h++) {   /* each node: the median of its GPUs in use */
+        unsigned k = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (node[i] == h && out[i].enough && !out[i].lost && !isnan(out[i].util_mean) &&
+                (out[i].util_mean >= idle_util || out[i].procs > 0))
+                v[k++] = out[i].util_mean;
+        med[h] = analyze_median(v, k);
+        with += k > 0;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = 0;
+        for (unsigned h = 0; h < nnodes; h++)
+            if (h != node[i] && !isnan(med[h]))
+                v[k++] = med[h];
+        out[i].nodes = with;
+        out[i].node_util = med[node[i]];
+        out[i].other_nodes_util = analyze_median(v, k);
+    }
+}
