@@ -106,7 +106,7 @@ int cmd_top(int argc, char **argv)
     if ((rc = cmd_open_nvml(&o.nvml, true)) != 0)
         goto out;
     nvml_open = true;
-    struct sampler_opts so = {NULL, 0, o.gpus, 1000, true, 0};
+    struct sampler_opts so = {NULL, 0, o.gpus, 1000, true, 0, NULL};
     if (sampler_open(&smp, &so, why, sizeof why) != 0) {
         rc = opt_usage_error("top", "%s", why);
         goto out;

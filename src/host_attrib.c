@@ -8,7 +8,9 @@
  * (cgroupfs: "pod1b2c-...", systemd: "kubepods-burstable-pod1b2c_....slice",
  * underscores standing for dashes), the container from a 64-hex-digit id,
  * bare or in a systemd scope named after the runtime ("docker-<id>.scope",
- * "cri-containerd-<id>.scope", "crio-<id>.scope", "libpod-<id>.scope").
+ * "cri-containerd-<id>.scope", "crio-<id>.scope", "libpod-<id>.scope"), or
+ * in systemd's "<slice>:<prefix>:<id>" form. gpumon top's process table
+ * reads containers through this too (one reading of cgroup paths).
  * The last id of the path wins (a container's own cgroup is below its
  * pod's). cgroup v1 files have one line per hierarchy: the first line that
  * names a container decides. What cannot be told stays empty: a process on
@@ -102,11 +104,12 @@ void host_parse_cgroup(const char *text, struct host_attrib *a)
             path++;
             const char *stop = line + len, *parent = "", *c = path;
             size_t pn = 0;
-            while (c < stop) {
-                while (c < stop && *c == '/')
+            while (c < stop) {   /* components end at '/', or ':' (systemd's "slice:prefix:name" form) */
+                while (c < stop && (*c == '/' || *c == ':'))
                     c++;
-                const char *e = memchr(c, '/', (size_t)(stop - c));
-                size_t n = (size_t)((e ? e : stop) - c);
+                size_t n = strcspn(c, "/:\n");
+                if (n > (size_t)(stop - c))
+                    n = (size_t)(stop - c);
                 if (n) {
                     attrib_pod(c, n, found.pod, sizeof found.pod);
                     attrib_container(c, n, parent, pn, &found);

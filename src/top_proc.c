@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "host.h"
 #include "util.h"
 
 struct top_proc_memo {
@@ -234,95 +235,18 @@ int top_proc_alive(const struct top_proc_cache *c, int pid, unsigned long long s
     return top_proc_stat(c, pid, &st, comm, sizeof comm) == 0 && st.start == start;
 }
 
-/* ---- containers from cgroup paths ---- */
-
-static bool top_proc_ishex(char ch)
-{
-    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
-}
-
-/* The runtime that names a container id by the word just before it in a
- * path ("docker-", "cri-containerd-", "crio-", "libpod-", "/docker/"). */
-static void top_proc_runtime(const char *line, const char *id, char *out, size_t len)
-{
-    static const struct { const char *word, *name; } words[] = {
-        {"containerd", "containerd"}, {"crio", "crio"}, {"libpod", "podman"}, {"docker", "docker"},
-    };
-    const char *seg = id;
-    while (seg > line && seg[-1] != '/')
-        seg--;
-    if (seg == id && seg - 1 > line) {     /* "/docker/ID": the word is the segment before */
-        const char *prev = seg - 1;
-        while (prev > line && prev[-1] != '/')
-            prev--;
-        seg = prev;
-    }
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        const char *w = strstr(seg, words[i].word);
-        if (w && w < id) {
-            snprintf(out, len, "%s", words[i].name);
-            return;
-        }
-    }
-}
-
-/* A pod UID after "pod" in a kubepods path: 36 chars, with '-' (cgroupfs) or '_' (systemd). */
-static bool top_proc_pod(const char *line, char *out)
-{
-    const char *kp = strstr(line, "kubepods");
-    for (const char *p = kp ? strstr(kp, "pod") : NULL; p; p = strstr(p + 3, "pod")) {
-        const char *u = p + 3;
-        size_t i = 0;
-        for (; i < 36 && u[i]; i++) {
-            bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-            if (dash ? u[i] != '-' && u[i] != '_' : !top_proc_ishex(u[i]))
-                break;
-        }
-        if (i == 36 && !top_proc_ishex(u[36])) {
-            for (i = 0; i < 36; i++)
-                out[i] = u[i] == '_' ? '-' : u[i];
-            out[36] = '\0';
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The last run of exactly 64 hex digits in line (the innermost container). */
-static const char *top_proc_hex64(const char *line, size_t len)
-{
-    const char *found = NULL;
-    for (size_t i = 0; i < len;) {
-        size_t j = i;
-        while (j < len && top_proc_ishex(line[j]))
-            j++;
-        if (j - i == 64)
-            found = line + i;
-        i = j > i ? j : i + 1;
-    }
-    return found;
-}
+/* ---- containers: host_attrib.c's one reading of cgroup paths ---- */
 
 bool top_proc_container(const char *cgroup, struct top_container *out)
 {
+    struct host_attrib a;
+    memset(&a, 0, sizeof a);
+    host_parse_cgroup(cgroup, &a);
     memset(out, 0, sizeof *out);
-    for (const char *line = cgroup; *line;) {
-        size_t len = strcspn(line, "\n");
-        char one[1024];
-        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), line);
-        const char *id = top_proc_hex64(one, strlen(one));
-        if (id) {
-            memcpy(out->id, id, 64);
-            out->id[64] = '\0';
-            top_proc_runtime(one, id, out->runtime, sizeof out->runtime);
-        }
-        top_proc_pod(one, out->pod);
-        if (out->id[0] || out->pod[0])
-            return true;
-        line += len + (line[len] == '\n');
-    }
-    return false;
+    memcpy(out->runtime, a.runtime, sizeof out->runtime);
+    memcpy(out->id, a.container_id, sizeof out->id);
+    memcpy(out->pod, a.pod, sizeof out->pod);
+    return out->id[0] || out->pod[0];
 }
 
 void top_proc_container_short(const struct top_container *ct, char *out, size_t len)

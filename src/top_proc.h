@@ -17,7 +17,7 @@
 
 /* A container a process runs in, from its cgroup path. */
 struct top_container {
-    char runtime[16];           /* "docker", "containerd", "crio", "podman", "" unknown runtime */
+    char runtime[16];           /* "docker", "containerd", "cri-o", "podman", "" unknown runtime (host_attrib.c) */
     char id[65];                /* the 64-hex container id, "" none */
     char pod[37];               /* Kubernetes pod UID (dashes), "" none */
 };

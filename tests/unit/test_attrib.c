@@ -49,6 +49,8 @@ static void test_runtimes(void **state)
     expect("0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" POD_ ".slice/crio-" ID ".scope",
            "cri-o", ID, POD);
     expect("0::/kubepods.slice/kubepods-pod" POD_ ".slice/docker-" ID ".scope\n", "docker", ID, POD);
+    /* systemd's slice:prefix:id form */
+    expect("0::/kubepods-besteffort-pod" POD_ ".slice:cri-containerd:" ID "\n", "containerd", ID, POD);
     /* podman, containerd's own namespaces (nerdctl) */
     expect("0::/machine.slice/libpod-" ID ".scope/container\n", "podman", ID, "");
     expect("0::/default/" ID "\n", "containerd", ID, "");

@@ -44,8 +44,8 @@ static void test_containers(void **state)
     check("0::/system.slice/docker-" ID64 ".scope\n", "docker", ID64, "", "3f4e5a6b7c8d");
     /* podman, CRI-O, containerd outside Kubernetes */
     check("0::/machine.slice/libpod-" ID64 ".scope/container\n", "podman", ID64, "", "3f4e5a6b7c8d");
-    check("0::/system.slice/crio-" ID64 ".scope\n", "crio", ID64, "", "3f4e5a6b7c8d");
-    check("0::/default/" ID64 "\n", "", ID64, "", "3f4e5a6b7c8d");
+    check("0::/system.slice/crio-" ID64 ".scope\n", "cri-o", ID64, "", "3f4e5a6b7c8d");
+    check("0::/default/" ID64 "\n", "containerd", ID64, "", "3f4e5a6b7c8d");   /* containerd's namespace */
     /* Kubernetes: cgroupfs driver (v1), systemd driver (v2) with containerd and CRI-O, the colon form */
     check("4:memory:/kubepods/burstable/pod1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d/" ID64 "\n", "",
           ID64, "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "pod 1a2b3c4d");
@@ -53,7 +53,7 @@ static void test_containers(void **state)
           ".slice/cri-containerd-" ID64 ".scope\n", "containerd", ID64, "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
           "pod 1a2b3c4d");
     check("0::/kubepods.slice/kubepods-pod1a2b3c4d_5e6f_4a7b_8c9d_0e1f2a3b4c5d.slice/crio-" ID64 ".scope\n",
-          "crio", ID64, "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "pod 1a2b3c4d");
+          "cri-o", ID64, "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "pod 1a2b3c4d");
     check("0::/kubepods-besteffort-pod1a2b3c4d_5e6f_4a7b_8c9d_0e1f2a3b4c5d.slice:cri-containerd:" ID64 "\n",
           "containerd", ID64, "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "pod 1a2b3c4d");
     /* a pod's sandbox cgroup without a container id yet */
