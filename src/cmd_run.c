@@ -68,7 +68,7 @@ static const struct opt run_opts[] = {
     {"steps", NULL, "DIR", R_STEPS,
      "the step channel's directory (yours, mode 0700; default: a private one gpumon\nmakes and removes); the job "
      "finds it in GPUMON_STEPS"},
-    {"hpc-job-mapping-dir", NULL, "DIR", R_JOBS, "job ids per GPU from DIR (dcgm-exporter's --hpc-job-mapping-dir: a file per GPU\nindex, one job id per line, re-read as it changes)"},
+    {"hpc-job-mapping-dir", NULL, "DIR", R_JOBS, "each GPU's job ids from DIR: a file per GPU index, one job id per line\n(dcgm-exporter's format, re-read as it changes)"},
     {"no-steps", NULL, NULL, R_NO_STEPS, "no step channel: the job's step timing (python/gpumon) stays off"},
     {NULL, NULL, NULL, 0, NULL},
 };

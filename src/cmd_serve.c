@@ -39,7 +39,7 @@ static const struct opt serve_opts[] = {
     {"gpus", "g", "LIST", S_GPUS, "GPUs to export: indices, UUIDs or PCI bus ids, comma-separated"},
     {"compat", NULL, "dcgm", S_COMPAT, "also export dcgm-exporter's names (DCGM_FI_DEV_*), for its dashboards"},
     {"collect.processes", NULL, NULL, S_PROCS, "export GPU memory per process (gpumon_process_gpu_memory_bytes)"},
-    {"hpc-job-mapping-dir", NULL, "DIR", S_JOBS, "export the job ids of each GPU (gpumon_gpu_job_info) from DIR (dcgm-exporter's --hpc-job-mapping-dir: a file per GPU\nindex, one job id per line, re-read as it changes)"},
+    {"hpc-job-mapping-dir", NULL, "DIR", S_JOBS, "export each GPU's job ids (gpumon_gpu_job_info) and job accounting, from\nDIR: a file per GPU index, one job id per line (dcgm-exporter's format)"},
     {"collect.processes.max", NULL, "N", S_PROCS_MAX, "at most N processes per GPU, the largest (default 16)"},
     {"textfile", NULL, "PATH", S_TEXTFILE,
      "also write the metrics to PATH every interval, atomically, for\nnode_exporter's textfile collector "

@@ -33,7 +33,7 @@ static const struct opt watch_opts[] = {
     {"output", "o", "FILE", W_OUTPUT,
      "append records to FILE (one complete line each, flushed per sample);\nSIGHUP reopens it"},
     {"no-processes", NULL, NULL, W_NO_PROCS, "leave per-process lists out of JSON Lines records"},
-    {"hpc-job-mapping-dir", NULL, "DIR", W_JOBS, "job ids per GPU from DIR (dcgm-exporter's --hpc-job-mapping-dir: a file per GPU\nindex, one job id per line, re-read as it changes)"},
+    {"hpc-job-mapping-dir", NULL, "DIR", W_JOBS, "each GPU's job ids from DIR: a file per GPU index, one job id per line\n(dcgm-exporter's format, re-read as it changes)"},
     {NULL, NULL, NULL, 0, NULL},
 };
 
