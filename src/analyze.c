@@ -60,6 +60,7 @@ struct analyzer {
     unsigned nnodes;
     unsigned long long thermal_mask, power_mask;   /* clock_reasons.h's groups */
     struct account *account;
+    struct sbuf who;                 /* analyze_who's buffer */
 };
 
 struct analyzer *analyze_new(const struct rule_config *c)
@@ -69,6 +70,7 @@ struct analyzer *analyze_new(const struct rule_config *c)
     a->thermal_mask = clock_reason_mask(CR_GROUP_THERMAL);
     a->power_mask = clock_reason_mask(CR_GROUP_POWER);
     a->account = account_new();
+    sbuf_init(&a->who);
     return a;
 }
 
@@ -81,6 +83,7 @@ void analyze_free(struct analyzer *a)
     for (unsigned i = 0; i < a->nnodes; i++)
         analyze_node_free(&a->nodes[i]);
     account_free(a->account);
+    sbuf_free(&a->who);
     free(a);
 }
 
@@ -315,11 +318,13 @@ static void analyze_who_list(struct sbuf *b, const char *first, size_t stride, u
 }
 
 /* Who was on the GPU in this record (jobs, users, containers, pods), kept while it is known. */
-static void analyze_who(struct analyze_gpu *g, const struct record_gpu *rg)
+static void analyze_who(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg)
 {
     static const char *const names[4] = {"jobs ", "users ", "containers ", "pods "};
-    struct sbuf b;
-    sbuf_init(&b);
+    if (!rg->njobs && !rg->nprocs)
+        return;   /* nothing known now: the last known stays */
+    struct sbuf b = a->who;   /* reused: no allocation per GPU per record */
+    sbuf_reset(&b);
     for (int k = 0; k < 4; k++) {
         size_t before = b.len;
         sbuf_puts(&b, before ? "; " : "");
@@ -337,13 +342,13 @@ static void analyze_who(struct analyze_gpu *g, const struct record_gpu *rg)
     }
     if (b.len)
         snprintf(g->tot.who, sizeof g->tot.who, "%s", b.data);
-    sbuf_free(&b);
+    a->who = b;
 }
 
 static void analyze_account_add(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
                                 const struct analyze_point *p)
 {
-    analyze_who(g, rg);
+    analyze_who(a, g, rg);
     double dt = g->acct_t > 0 ? fmin(p->t - g->acct_t, 60) : 0;
     double e = analyze_num(&rg->v[M_ENERGY], M_ENERGY), used = NAN;
     if (!isnan(e) && !isnan(g->acct_energy) && e >= g->acct_energy)

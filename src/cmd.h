@@ -78,6 +78,12 @@ void cmd_sample(struct sampler *s, struct record *rec, uint64_t step);
 /* Takes a --gpus list of cmd; one that names no GPU (empty, only commas)
  * is a usage error. Returns 0 or EXIT_USAGE. */
 /* --hpc-job-mapping-dir DIR: a directory (checked now; its files are read as records are taken). */
+/* Runs command cmd from its module (what: "the exporter module"): file found next to gpumon or at
+ * installed, loaded, its version_sym checked against this gpumon's, entry_sym called with argc, argv.
+ * The module stays loaded (its threads may outlive a hung NVML call). Returns the command's status,
+ * or EXIT_RUNTIME with a message. */
+int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
+                   const char *version_sym, const char *entry_sym, int argc, char **argv);
 int cmd_parse_job_dir(const char *cmd, const char *v, const char **out);
 int cmd_parse_gpus(const char *cmd, const char *arg, const char **out);
 #define CMD_INTERVAL_MIN_MS 10.0

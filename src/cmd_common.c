@@ -6,6 +6,7 @@
  * small helpers every command uses: durations with their bounds, usage
  * errors, the last check of standard output.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -227,6 +228,32 @@ int cmd_parse_duration(const char *cmd, const char *name, const char *arg, doubl
     if (*ms > max_ms)
         return opt_usage_error(cmd, "%s: %.200s is above the maximum of %s", name, arg, hi);
     return 0;
+}
+
+int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
+                   const char *version_sym, const char *entry_sym, int argc, char **argv)
+{
+    char path[PATH_MAX];
+    if (!cmd_find_part(file, installed, path, sizeof path)) {
+        fprintf(stderr, "gpumon %s: %s %s was not found next to gpumon or in %s; build it (cmake --build build) "
+                "or reinstall gpumon\n", cmd, what, file, installed);
+        return EXIT_RUNTIME;
+    }
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        fprintf(stderr, "gpumon %s: cannot load %s %s: %s\n", cmd, what, path, dlerror());
+        return EXIT_RUNTIME;
+    }
+    const char *version = dlsym(dl, version_sym);
+    int (*entry)(int, char **) = NULL;
+    *(void **)&entry = dlsym(dl, entry_sym);
+    if (!version || !entry || strcmp(version, GPUMON_VERSION) != 0) {
+        fprintf(stderr, "gpumon %s: %s %s is not gpumon %s's (version %s); reinstall gpumon\n", cmd, what, path,
+                GPUMON_VERSION, version ? version : "unknown");
+        dlclose(dl);
+        return EXIT_RUNTIME;
+    }
+    return entry(argc, argv);
 }
 
 int cmd_parse_job_dir(const char *cmd, const char *v, const char **out)

@@ -7,10 +7,7 @@
  * calls into gpumon's core against this binary, so it must come from the
  * same build: its version is checked before it runs.
  */
-#include <dlfcn.h>
-#include <limits.h>
 #include <stdio.h>
-#include <string.h>
 #include "cmd.h"
 #include "exitcodes.h"
 
@@ -28,27 +25,8 @@ static int cmd_serve_launch(int argc, char **argv)
             "configure and build again (cmake -S . -B build -DGPUMON_SERVE=ON)\n");
     return EXIT_RUNTIME;
 #else
-    char path[PATH_MAX];
-    if (!cmd_find_part("gpumon-serve.so", GPUMON_SERVE_INSTALLED, path, sizeof path)) {
-        fprintf(stderr, "gpumon serve: the exporter module gpumon-serve.so was not found next to gpumon or in %s; "
-                "build it (cmake --build build) or reinstall gpumon\n", GPUMON_SERVE_INSTALLED);
-        return EXIT_RUNTIME;
-    }
-    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        fprintf(stderr, "gpumon serve: cannot load the exporter module %s: %s\n", path, dlerror());
-        return EXIT_RUNTIME;
-    }
-    const char *version = dlsym(dl, "gpumon_serve_version");
-    int (*serve)(int, char **) = NULL;
-    *(void **)&serve = dlsym(dl, "cmd_serve");
-    if (!version || !serve || strcmp(version, GPUMON_VERSION) != 0) {
-        fprintf(stderr, "gpumon serve: the exporter module %s is not gpumon %s's (version %s); reinstall gpumon\n",
-                path, GPUMON_VERSION, version ? version : "unknown");
-        dlclose(dl);
-        return EXIT_RUNTIME;
-    }
-    return serve(argc, argv);   /* the module stays loaded: its threads may outlive a hung collector */
+    return cmd_run_module("serve", "the exporter module", "gpumon-serve.so", GPUMON_SERVE_INSTALLED,
+                          "gpumon_serve_version", "cmd_serve", argc, argv);
 #endif
 }
 

@@ -8,10 +8,7 @@
  * build: its version is checked before it runs. Built without ncursesw,
  * gpumon says what to install.
  */
-#include <dlfcn.h>
-#include <limits.h>
 #include <stdio.h>
-#include <string.h>
 #include "cmd.h"
 #include "cmd_top.h"
 #include "exitcodes.h"
@@ -30,27 +27,8 @@ static int cmd_top_launch(int argc, char **argv)
             "gpumon watch works without it\n");
     return EXIT_RUNTIME;
 #else
-    char path[PATH_MAX];
-    if (!cmd_find_part("gpumon-top.so", GPUMON_TOP_INSTALLED, path, sizeof path)) {
-        fprintf(stderr, "gpumon top: the live view module gpumon-top.so was not found next to gpumon or in %s; "
-                "build it (cmake --build build) or reinstall gpumon\n", GPUMON_TOP_INSTALLED);
-        return EXIT_RUNTIME;
-    }
-    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        fprintf(stderr, "gpumon top: cannot load the live view module %s: %s\n", path, dlerror());
-        return EXIT_RUNTIME;
-    }
-    const char *version = dlsym(dl, "gpumon_top_version");
-    int (*top)(int, char **) = NULL;
-    *(void **)&top = dlsym(dl, "cmd_top");
-    if (!version || !top || strcmp(version, GPUMON_VERSION) != 0) {
-        fprintf(stderr, "gpumon top: the live view module %s is not gpumon %s's (version %s); reinstall gpumon\n",
-                path, GPUMON_VERSION, version ? version : "unknown");
-        dlclose(dl);
-        return EXIT_RUNTIME;
-    }
-    return top(argc, argv);   /* the module stays loaded: its collector may outlive a hung NVML call */
+    return cmd_run_module("top", "the live view module", "gpumon-top.so", GPUMON_TOP_INSTALLED, "gpumon_top_version",
+                          "cmd_top", argc, argv);
 #endif
 }
 

@@ -579,9 +579,10 @@ static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
 {
     if (g->pname[slot].pid == pid && g->pname[slot].name[0])
         return g->pname[slot].name;
+    if (g->pname[slot].pid != pid)   /* /proc once per process, even while NVML has no name for it */
+        host_attrib_read(NULL, (int)pid, &g->pname[slot].who);
     g->pname[slot].pid = pid;
     g->pname[slot].name[0] = '\0';
-    host_attrib_read(NULL, (int)pid, &g->pname[slot].who);
     if (nvml.nvmlSystemGetProcessName &&
         nvml.nvmlSystemGetProcessName(pid, g->pname[slot].name, sizeof g->pname[slot].name) != NVML_SUCCESS)
         g->pname[slot].name[0] = '\0';

@@ -202,8 +202,8 @@ static double stepstat_window(const struct stepstat *ss, const struct stepstat_p
 static void stepstat_finish(struct stepstat_fig *f, const unsigned long long *hist, double span, const double *sums)
 {
     double step_s = sums[0], wait_s = sums[1];
-    double nh = 0;
-    for (unsigned b = 0; b < RECORD_STEP_NBINS; b++)
+    double nh = 0;   /* hist NULL: no percentiles (one record's figures) */
+    for (unsigned b = 0; hist && b < RECORD_STEP_NBINS; b++)
         nh += (double)hist[b];
     f->rate = span > 0 ? sums[2] / span : NAN;
     f->p50 = stepstat_pct(hist, nh, 50);
@@ -267,8 +267,7 @@ bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fi
         out->in_wait_s += b->in_wait, out->in_compute_s += b->in_compute;
         sums[0] += b->step_s, sums[1] += b->wait_s, sums[2] += b->timed, dt = fmax(dt, b->dt);
     }
-    unsigned long long none[RECORD_STEP_NBINS] = {0};
-    stepstat_finish(out, none, dt, sums);
+    stepstat_finish(out, NULL, dt, sums);   /* per GPU per record: no 512-bin histogram to walk */
     return any;
 }
 
