@@ -118,10 +118,10 @@ enum metric_cadence { MC_STATIC, MC_FAST, MC_SLOW };
       "gpumon_gpu_pstate", "gauge", 1, NULL, "Performance state, 0 (P0, maximum) to 15 (P15)", pstate) \
     X(M_PCIE_TX, "pcie.throughput.tx", "KB/s", MK_INT, MS_GPU, MC_SLOW, 0, \
       "gpumon_gpu_pcie_tx_bytes_per_second", "gauge", 1024, NULL, \
-      "PCIe transmit throughput (read by the slow-reader thread, about 20 ms per call)", pcie_tx) \
+      "PCIe transmit throughput (from the driver's byte counters, R555+; older drivers: sampled over 20 ms)", pcie_tx) \
     X(M_PCIE_RX, "pcie.throughput.rx", "KB/s", MK_INT, MS_GPU, MC_SLOW, 0, \
       "gpumon_gpu_pcie_rx_bytes_per_second", "gauge", 1024, NULL, \
-      "PCIe receive throughput (read by the slow-reader thread, about 20 ms per call)", pcie_rx) \
+      "PCIe receive throughput (from the driver's byte counters, R555+; older drivers: sampled over 20 ms)", pcie_rx) \
     X(M_PCIE_GEN, "pcie.link.gen.current", "", MK_INT, MS_GPU, MC_FAST, 0, \
       "gpumon_gpu_pcie_link_generation", "gauge", 1, NULL, "Current PCIe link generation", pcie_gen) \
     X(M_PCIE_GEN_MAX, "pcie.link.gen.max", "", MK_INT, MS_GPU, MC_STATIC, 0, \

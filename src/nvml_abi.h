@@ -560,7 +560,8 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlGpmSampleAlloc, (nvmlGpmSample_t *gpmSample)) \
     X(nvmlGpmSampleFree, (nvmlGpmSample_t gpmSample)) \
     X(nvmlGpmSampleGet, (NVML_DEV, nvmlGpmSample_t gpmSample)) \
-    X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t *metricsGet))
+    X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t *metricsGet)) \
+    X(nvmlDeviceGetFieldValues, (NVML_DEV, int valuesCount, nvmlFieldValue_t *values))
 
 /*
  * Entry points gpumon does not call but other NVML clients do at start-up or
@@ -584,7 +585,6 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlDeviceGetPowerManagementDefaultLimit, (NVML_DEV, unsigned int *defaultLimit)) \
     X(nvmlDeviceGetPowerManagementLimitConstraints, (NVML_DEV, unsigned int *minLimit, unsigned int *maxLimit)) \
     X(nvmlDeviceSetPowerManagementLimit, (NVML_DEV, unsigned int limit)) \
-    X(nvmlDeviceGetFieldValues, (NVML_DEV, int valuesCount, nvmlFieldValue_t *values)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses_v2, (NVML_DEV, unsigned int *infoCount, \
                                                    nvmlProcessInfo_v2_t *infos)) \

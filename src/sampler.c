@@ -3,7 +3,9 @@
  * thread. Fast metrics are read on the caller's thread at every sample;
  * once-only metrics are read at open and copied; slow metrics are read by
  * a thread of their own and the latest reading is copied, so one 20 ms PCIe
- * call per GPU never delays a 10 ms sampling interval. A GPU that reports
+ * call per GPU never delays a 10 ms sampling interval (only for GPUs whose
+ * driver lacks the PCIe byte counters: sampler_pcie.c reads those on the
+ * caller's thread, and no slow thread runs when every GPU has them). A GPU that reports
  * GPU_IS_LOST is marked lost: its identity stays, every other value reads
  * "lost", and the other GPUs go on being sampled.
  */
@@ -80,7 +82,7 @@ static void sampler_read_slow(struct sampler *s, struct sampler_gpu *g)
 {
     struct read_ctx c = {g, &s->host, 0, 0};
     for (int id = 0; id < METRIC_COUNT; id++) {
-        if (!s->want[id] || metric_table[id].cadence != MC_SLOW || atomic_load(&g->lost) || !g->h)
+        if (!s->want[id] || !sampler_pcie_slow(g, (enum metric_id)id) || atomic_load(&g->lost) || !g->h)
             continue;
         struct value v = {0};
         sampler_read(&c, (enum metric_id)id, &v);
@@ -93,6 +95,7 @@ static void sampler_read_slow(struct sampler *s, struct sampler_gpu *g)
 static void *sampler_slow_main(void *arg)
 {
     struct sampler *s = arg;
+    pthread_setname_np(pthread_self(), "gpumon-pcie");   /* for ps, top -H and bench/top_cost.py */
     pthread_mutex_lock(&s->stop_mu);
     while (!s->stop) {
         struct timespec until;
@@ -175,8 +178,9 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
     s->job_dir = o->job_dir;
     for (int i = 0; i < (o->ids ? o->nids : METRIC_COUNT); i++)
         s->want[o->ids ? o->ids[i] : (enum metric_id)i] = true;
+    bool want_slow = false;
     for (int id = 0; id < METRIC_COUNT; id++) {
-        s->want_slow |= s->want[id] && metric_table[id].cadence == MC_SLOW;
+        want_slow |= s->want[id] && metric_table[id].cadence == MC_SLOW;
         s->want_host |= s->want[id] && metric_table[id].scope == MS_HOST;
     }
 #define SAMPLER_WANT_GPM(P, id, ...) s->want_gpm |= s->want[M_GPM_##id];
@@ -225,8 +229,11 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         sampler_prime_samples(g);
         if (s->want_gpm)
             sampler_gpm_open(g);
-        if (s->want_slow)
+        /* the slow-reader thread runs only for GPUs without the PCIe counters */
+        if (want_slow && !((s->want[M_PCIE_TX] || s->want[M_PCIE_RX]) && sampler_pcie_open(g))) {
+            s->want_slow = true;
             sampler_read_slow(s, g);
+        }
     }
     if (s->want[M_XID_COUNT] || s->want[M_XID_LAST])
         s->events = sampler_events_start(s->gpus, s->ngpus);
@@ -259,7 +266,7 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
         } else if (!g->h || atomic_load(&g->lost)) {
             int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;
             *v = (struct value){.state = nvml_code_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
-        } else if (m->cadence == MC_SLOW) {
+        } else if (sampler_pcie_slow(g, (enum metric_id)id)) {
             pthread_mutex_lock(&g->slow_mu);
             *v = g->slow_v[id];
             pthread_mutex_unlock(&g->slow_mu);
@@ -297,6 +304,7 @@ void sampler_sample(struct sampler *s, struct record *rec)
      * may start each record from scratch */
     if (s->want_host)
         memcpy(rec->host, s->host_v, sizeof rec->host);
+    sampler_events_drain(s->events);
     for (unsigned i = 0; i < s->ngpus; i++)
         sampler_fill_gpu(s, &s->gpus[i], &s->rgpus[i]);
     sampler_jobs(s, now);

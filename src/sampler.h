@@ -3,11 +3,13 @@
  *
  * sampler_open() enumerates the GPUs (all, or a --gpus selection by index,
  * UUID or PCI bus id), reads the once-only metrics (identity, maxima),
- * primes the interval-based readers (driver utilization samples, host CPU)
- * and starts a slow-reader thread for metrics whose NVML call is slow (PCIe
- * throughput, ~20 ms per call), so they never hold back fast sampling.
- * sampler_sample() fills one record: fast metrics are read now, slow ones
- * are copied from the thread's latest reading. Call after nvml_open(); a
+ * primes the interval-based readers (driver utilization samples, host CPU,
+ * PCIe byte counters) and, only for GPUs whose driver lacks the PCIe byte
+ * counters (before R555), starts a slow-reader thread for PCIe throughput
+ * (~20 ms per call), so it never holds back fast sampling.
+ * sampler_sample() fills one record: pending XID events are counted, fast
+ * metrics are read now, slow ones are copied from the thread's latest
+ * reading. Call after nvml_open(); a
  * sampler opened without NVML has no GPU and samples the host only.
  */
 #ifndef GPUMON_SAMPLER_H

@@ -1,28 +1,28 @@
 /*
- * sampler_events.c: XID errors, from NVML's event API, on a thread of its
- * own. One event set for all selected GPUs; each GPU registers only the XID
- * bit, and only if GetSupportedEventTypes offers it (a GPU without it reads
- * "unsupported"). The thread waits in slices of 250 ms so that stopping is
- * prompt, and counts each XID code per GPU with the wall time it was last
- * seen; the sampler copies those counts into every record. NVML delivers
- * nothing from before registration, so counts start at zero when gpumon
- * starts. The per-GPU list lives under the GPU's slow_mu.
+ * sampler_events.c: XID errors, from NVML's event API. One event set for
+ * all selected GPUs; each GPU registers only the XID bit, and only if
+ * GetSupportedEventTypes offers it (a GPU without it reads "unsupported").
+ * Every sample first drains what the driver queued since the previous one
+ * (nvmlEventSetWait with a 0 ms timeout, on the sampling thread: no thread
+ * of its own that would wake an idle monitor four times a second) and
+ * counts each XID code per GPU with the wall time it was taken, so an
+ * XID's time is known to within one interval; the sampler then copies the
+ * counts into the record. NVML delivers nothing from before registration,
+ * so counts start at zero when gpumon starts. The per-GPU list lives under
+ * the GPU's slow_mu (the readers of a record may run on another thread).
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "sampler_int.h"
 #include "util.h"
 
-#define EVENTS_WAIT_MS 250
+#define EVENTS_MAX_DRAIN 4096   /* events taken per sample at most, so a storm cannot hold a sample up */
 
 struct sampler_events {
     nvmlEventSet_t set;
     struct sampler_gpu *gpus;
     unsigned ngpus;
-    atomic_bool stop;
-    pthread_t thread;
 };
 
 /* Counts one occurrence of code on g; when the list is full, the entry
@@ -46,36 +46,32 @@ static void events_count(struct sampler_gpu *g, unsigned code, const struct time
     g->xid_last = code;
 }
 
-static nvmlReturn_t events_wait(nvmlEventSet_t set, nvmlEventData_t *d)
+/* The oldest pending event in d, without waiting: SUCCESS, TIMEOUT when none is pending, or a failure. */
+static nvmlReturn_t events_poll(nvmlEventSet_t set, nvmlEventData_t *d)
 {
     memset(d, 0, sizeof *d);
     if (nvml.nvmlEventSetWait_v2)
-        return nvml.nvmlEventSetWait_v2(set, d, EVENTS_WAIT_MS);
+        return nvml.nvmlEventSetWait_v2(set, d, 0);
     nvmlEventData_legacy_t l = {0};
-    nvmlReturn_t r = nvml.nvmlEventSetWait(set, &l, EVENTS_WAIT_MS);
+    nvmlReturn_t r = nvml.nvmlEventSetWait(set, &l, 0);
     d->device = l.device;
     d->eventType = l.eventType;
     d->eventData = l.eventData;
     return r;
 }
 
-static void *events_main(void *arg)
+void sampler_events_drain(struct sampler_events *e)
 {
-    struct sampler_events *e = arg;
-    while (!atomic_load(&e->stop)) {
+    if (!e)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (unsigned n = 0; n < EVENTS_MAX_DRAIN; n++) {
         nvmlEventData_t d;
-        nvmlReturn_t r = events_wait(e->set, &d);
-        if (r == NVML_ERROR_TIMEOUT)
-            continue;
-        if (r != NVML_SUCCESS) {   /* e.g. a lost GPU: do not spin */
-            struct timespec pause = {0, EVENTS_WAIT_MS * 1000000L};
-            nanosleep(&pause, NULL);
-            continue;
-        }
+        if (events_poll(e->set, &d) != NVML_SUCCESS)
+            return;   /* none pending (TIMEOUT), or a failure such as a lost GPU, which its readers report */
         if (!(d.eventType & nvmlEventTypeXidCriticalError))
             continue;
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
         for (unsigned i = 0; i < e->ngpus; i++) {
             struct sampler_gpu *g = &e->gpus[i];
             if (g->h != d.device)
@@ -85,7 +81,6 @@ static void *events_main(void *arg)
             pthread_mutex_unlock(&g->slow_mu);
         }
     }
-    return NULL;
 }
 
 struct sampler_events *sampler_events_start(struct sampler_gpu *gpus, unsigned n)
@@ -120,7 +115,7 @@ struct sampler_events *sampler_events_start(struct sampler_gpu *gpus, unsigned n
             break;   /* the set is undefined now (facts §21): give up on events */
         registered += g->xid_rc == NVML_SUCCESS;
     }
-    if (registered == 0 || pthread_create(&e->thread, NULL, events_main, e) != 0) {
+    if (registered == 0) {
         for (unsigned i = 0; i < n; i++)
             gpus[i].xid_rc = gpus[i].xid_rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : gpus[i].xid_rc;
         nvml.nvmlEventSetFree(e->set);
@@ -134,8 +129,6 @@ void sampler_events_stop(struct sampler_events *e)
 {
     if (!e)
         return;
-    atomic_store(&e->stop, true);
-    pthread_join(e->thread, NULL);
     nvml.nvmlEventSetFree(e->set);
     free(e);
 }

@@ -42,6 +42,18 @@ struct sampler_gpm {
     nvmlReturn_t vrc[GPM_COUNT];
 };
 
+/* PCIe throughput from the driver's running byte counters (sampler_pcie.c); counters false: the
+ * slow-reader thread calls nvmlDeviceGetPcieThroughput instead. Index 0 transmit, 1 receive. */
+struct sampler_pcie {
+    bool counters;              /* fields 197/198 answered at open */
+    bool have;                  /* kbps holds a rate */
+    nvmlReturn_t rc;            /* the latest reading's result */
+    uint64_t tick;              /* the tick rc and kbps are for */
+    uint64_t base_ns;           /* monotonic time of the base reading */
+    unsigned long long base[2];
+    double kbps[2];
+};
+
 struct sampler_gpu {
     unsigned index;
     nvmlDevice_t h;
@@ -70,6 +82,7 @@ struct sampler_gpu {
     char jobs_warned[512];      /* the job mapping's latest problem with this GPU's file, said once */
 
     struct sampler_gpm gpm;
+    struct sampler_pcie pcie;
 
     struct value static_v[RECORD_MAX_METRICS];  /* once-only metrics, read at open */
     pthread_mutex_t slow_mu;
@@ -111,10 +124,19 @@ void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t r
 void sampler_gpm_open(struct sampler_gpu *g);
 void sampler_gpm_close(struct sampler_gpu *g);
 
-/* The XID event thread: registers the GPUs (NULL when events are not
- * available: every GPU's xid_rc then says why), and stops it. */
+/* PCIe counters (sampler_pcie.c): open probes them (true: this GPU has them); value fills the
+ * transmit (dir 0) or receive (1) row, memoized per tick; slow says whether row id of g is read
+ * by the slow-reader thread. */
+bool sampler_pcie_open(struct sampler_gpu *g);
+void sampler_pcie_value(const struct read_ctx *c, int dir, struct value *out);
+bool sampler_pcie_slow(const struct sampler_gpu *g, enum metric_id id);
+
+/* XID events: start registers the GPUs (NULL when events are not available: every GPU's xid_rc
+ * then says why); drain counts what is pending (every sample, before the GPUs are filled); stop
+ * frees the set. */
 struct sampler_events;
 struct sampler_events *sampler_events_start(struct sampler_gpu *gpus, unsigned n);
+void sampler_events_drain(struct sampler_events *e);
 void sampler_events_stop(struct sampler_events *e);
 /* Copies g's XID list into rg. */
 void sampler_events_copy(struct sampler_gpu *g, struct record_gpu *rg);

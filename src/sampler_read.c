@@ -472,6 +472,8 @@ void sampler_read_pstate(const struct read_ctx *c, struct value *out)
 
 static void read_pcie_counter(const struct read_ctx *c, struct value *out, nvmlPcieUtilCounter_t counter)
 {
+    if (c->g->pcie.counters)
+        return sampler_pcie_value(c, counter == NVML_PCIE_UTIL_TX_BYTES ? 0 : 1, out);
     unsigned int v = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetPcieThroughput ? nvml.nvmlDeviceGetPcieThroughput(c->g->h, counter, &v)
                                                        : MISSING;

@@ -122,7 +122,8 @@ expect_match "stdin" "$out" "power-throttle"
 
 # Time order: an older log appended, or a reversed log: the records that go
 # back in time are skipped and counted, the first one's line named.
-cat "$T/straggler.jsonl" "$T/healthy.jsonl" > "$T/appended.jsonl"   # healthy was recorded before straggler
+# healthy, its times moved to the year 2000 (both were recorded at once), appended to straggler
+{ cat "$T/straggler.jsonl"; sed -E 's/^\{"timestamp":"([0-9]{4})/{"timestamp":"2000/' "$T/healthy.jsonl"; } > "$T/appended.jsonl"
 n1=$(wc -l < "$T/straggler.jsonl"); n2=$(wc -l < "$T/healthy.jsonl")
 "$GPUMON" diagnose "$T/appended.jsonl" --format json > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "appended: exit" "$rc" 0
