@@ -1,5 +1,5 @@
 # gpumon query / nvidia-smi: golden outputs for each formatting rule
-# (units, nounits, noheader, [Not Supported], [Insufficient Permissions], a
+# (units, nounits, noheader, [N/A], [Insufficient Permissions], a
 # lost GPU), compute apps, parsing the way scripts parse nvidia-smi, loop
 # mode, -i, -f, errors, and the nvidia-smi name.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +13,7 @@ expect_eq "stderr" "$(cat "$T/err")" ""
 cat > "$T/want" <<'WANT'
 index, name, pci.bus_id, utilization.gpu [%], memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], temperature.gpu, fan.speed [%], power.draw [W], enforced.power.limit [W], clocks.current.sm [MHz], clocks.max.memory [MHz], pstate, clocks_event_reasons.active, clocks_event_reasons.sw_power_cap, clocks_event_reasons.hw_slowdown, driver_version, count
 0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, 55 %, 312.50 W, 700.00 W, 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
-1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, [Not Supported], [Insufficient Permissions], [Insufficient Permissions], 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
+1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, [N/A], [Insufficient Permissions], [Insufficient Permissions], 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
 2, [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], 550.54.15, 3
 WANT
 diff "$T/want" "$T/out" > "$T/diff" && ok || fail "golden csv output differs: $(cat "$T/diff")"
