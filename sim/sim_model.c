@@ -120,8 +120,9 @@ unsigned int sim_model_power_mw(unsigned int gpu, long long t_us)
 
 void sim_model_power_range(unsigned int gpu, unsigned int *min_mw, unsigned int *max_mw)
 {
-    *max_mw = model_gpu(gpu)->power_limit_mw;
-    *min_mw = *max_mw / 4;
+    const struct sim_gpu *g = model_gpu(gpu);
+    *max_mw = g->power_range_w[1] ? g->power_range_w[1] * 1000u : g->power_limit_mw;
+    *min_mw = g->power_range_w[0] ? g->power_range_w[0] * 1000u : g->power_limit_mw / 4;
 }
 
 /* Adds the integral of metric m from *t_us to now (value x microseconds / divisor) to *sum, in steps of

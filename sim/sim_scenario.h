@@ -197,6 +197,7 @@ struct sim_gpu {
     unsigned int pci_device_id, pci_subsystem_id;
     unsigned long long memory_total, memory_reserved;
     unsigned int power_limit_mw, enforced_limit_mw;
+    unsigned int power_range_w[2];           /* power_range min, max (W); 0: derived from power_limit */
     unsigned int clock_max[SIM_CLK_COUNT];
     unsigned int temp_threshold[4];          /* shutdown, slowdown, mem_max, gpu_max (C) */
     unsigned int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;

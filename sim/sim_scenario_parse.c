@@ -492,6 +492,10 @@ static int parse_gpu_key(struct sim_parse *p, const char *key, const char *v, st
     }
     if (strcmp(key, "clock_max") == 0)
         return parse_pairs(p, v, parse_clock_keys, g->clock_max, SIM_CLK_COUNT, 100000, key);
+    if (strcmp(key, "power_range") == 0) {     /* W; 0 keeps the derived bound */
+        static const char *const keys[] = {"min", "max"};
+        return parse_pairs(p, v, keys, g->power_range_w, 2, 100000, key);
+    }
     if (strcmp(key, "temperature_thresholds") == 0) {
         static const char *const keys[] = {"shutdown", "slowdown", "mem_max", "gpu_max"};
         return parse_pairs(p, v, keys, g->temp_threshold, 4, 200, key);

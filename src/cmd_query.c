@@ -2,10 +2,14 @@
  * cmd_query.c: `gpumon query`, and gpumon invoked as `nvidia-smi`: answers
  * nvidia-smi's --query-gpu / --query-compute-apps with --format=csv in
  * nvidia-smi's exact text (", " between fields, "name [unit]" headers,
- * units after values unless nounits, [N/A] and [Not Supported]), so
- * scripts that parse nvidia-smi keep working, at a fraction of the cost.
- * Values come from the sampler like every other output; this file only
- * parses nvidia-smi's options and spells values its way.
+ * units after values unless nounits, its markers), so scripts that parse
+ * nvidia-smi keep working, at a fraction of the cost. Values come from the
+ * sampler like every other output (records, plus sampler_attrs for the
+ * attributes only this mode shows); this file parses nvidia-smi's options
+ * and wires the field table (query_fields.h) to query_format.c. Invoked as
+ * nvidia-smi, failures print nvidia-smi's texts on standard output and exit
+ * with its documented statuses (query_smi_status); `gpumon query` keeps
+ * gpumon's messages and statuses (exitcodes.h).
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +25,7 @@
 #include "nvml.h"
 #include "out.h"
 #include "query_fields.h"
+#include "query_format.h"
 #include "sampler.h"
 #include "sig.h"
 
@@ -32,7 +37,7 @@ enum { Q_GPU = 1, Q_APPS, Q_FORMAT, Q_ID, Q_FILE, Q_LOOP, Q_LOOP_MS, Q_HELP_GPU,
 static const struct opt query_opts[] = {
     {"query-gpu", NULL, "FIELDS", Q_GPU, "GPU fields, comma-separated (--help-query-gpu lists them)"},
     {"query-compute-apps", NULL, "FIELDS", Q_APPS,
-     "pid, process_name, used_memory, gpu_uuid, gpu_bus_id, gpu_name"},
+     "compute processes: timestamp, gpu_name, gpu_bus_id, gpu_serial, gpu_uuid, pid, process_name, used_memory"},
     {"format", NULL, "csv[,noheader][,nounits]", Q_FORMAT, "the output format (required)"},
     {"id", "i", "ID[,ID...]", Q_ID, "GPUs by index, UUID or PCI bus id"},
     {"loop", "l", "SEC", Q_LOOP, "repeat every SEC seconds until interrupted"},
@@ -70,31 +75,64 @@ struct query_opts {
     struct cmd_nvml_opts nvml;
 };
 
+static void query_help_names(const char *name, const char *const *aliases, int naliases)
+{
+    printf("\"%s\"", name);
+    for (int a = 0; a < naliases && aliases[a]; a++)
+        printf(" or \"%s\"", aliases[a]);
+    putchar('\n');
+}
+
 static void query_help_fields(bool apps)
 {
+    printf("List of valid properties to query for the switch \"%s\":\n\n", apps ? "--query-compute-apps"
+                                                                                   : "--query-gpu");
     if (apps) {
         for (int i = 0; i < QA_COUNT; i++) {
             const struct query_app_field_row *f = &query_app_fields[i];
-            printf("\"%s\"%s%s%s\n%s.\n\n", f->name, f->aliases[0] ? " or \"" : "",
-                   f->aliases[0] ? f->aliases[0] : "", f->aliases[0] ? "\"" : "", f->help);
+            query_help_names(f->name, f->aliases, 2);
+            printf("%s%s%s%s.\n\n", f->help, *f->unit ? " (" : "", f->unit, *f->unit ? ")" : "");
         }
         return;
     }
-    printf("List of valid properties to query for the switch \"--query-gpu\":\n\n");
     for (size_t i = 0; i < query_gpu_nfields; i++) {
         const struct query_field *f = &query_gpu_fields[i];
-        printf("\"%s\"", f->name);
-        for (int a = 0; a < 3 && f->aliases[a]; a++)
-            printf(" or \"%s\"", f->aliases[a]);
-        printf("\n%s%s%s%s.\n\n", f->help, *f->unit ? " (" : "", f->unit, *f->unit ? ")" : "");
+        query_help_names(f->name, f->aliases, 2);
+        printf("%s%s%s%s.%s\n\n", f->help, *f->unit ? " (" : "", f->unit, *f->unit ? ")" : "",
+               f->source == QSRC_FIXED ? " gpumon reads no source for it and prints what nvidia-smi prints when the "
+                                         "driver cannot tell." : "");
     }
 }
 
+/* A usage error: gpumon's message on standard error; as nvidia-smi, on
+ * standard output (where nvidia-smi prints its errors) with its hint. Both
+ * exit 2 (nvidia-smi: "invalid argument"). */
 static int query_bad(bool as_smi, const char *fmt, const char *what)
 {
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\nPlease run '%s --help' for usage information.\n", as_smi ? "nvidia-smi" : "gpumon query");
+    FILE *f = as_smi ? stdout : stderr;
+    fprintf(f, fmt, what);
+    if (as_smi)
+        fprintf(f, "\nPlease run 'nvidia-smi -h' for help.\n");
+    else
+        fprintf(f, "\nPlease run 'gpumon query --help' for usage information.\n");
     return EXIT_USAGE;
+}
+
+/* nvidia-smi's exit status for an NVML return code (its man page: 2 invalid
+ * argument, 3 not supported, 4 no permission, 6 not found, 8 external power,
+ * 9 driver not loaded, 10 interrupt issue, 12 no NVML library, 14 infoROM
+ * corrupted, 15 GPU fell off the bus, 255 anything else). */
+static int query_smi_status(int code)
+{
+    switch (code) {
+    case NVML_ERROR_INVALID_ARGUMENT: case NVML_ERROR_NOT_SUPPORTED: case NVML_ERROR_NO_PERMISSION:
+    case NVML_ERROR_NOT_FOUND: case NVML_ERROR_INSUFFICIENT_POWER: case NVML_ERROR_DRIVER_NOT_LOADED:
+    case NVML_ERROR_LIBRARY_NOT_FOUND: case NVML_ERROR_CORRUPTED_INFOROM: case NVML_ERROR_GPU_IS_LOST:
+        return code;
+    case NVML_ERROR_IRQ_ISSUE: return 10;
+    case NVML_ERROR_RESET_REQUIRED: return NVML_ERROR_GPU_IS_LOST;
+    default: return 255;
+    }
 }
 
 static int query_set(void *ctx, int key, const char *v)
@@ -128,10 +166,12 @@ static int query_set(void *ctx, int key, const char *v)
     case OPT_KEY_NO_VALUE:
         return query_bad(o->as_smi, "Option \"%s\" needs a value.", v);
     case OPT_KEY_UNKNOWN:
-        if (o->as_smi)
-            return query_bad(true, "gpumon (installed as nvidia-smi) answers only --query-gpu and "
-                             "--query-compute-apps with --format=csv, -i, -l, -lms and -f; \"%s\" is not supported. "
-                             "Run gpumon for monitoring.", v);
+        if (o->as_smi) {   /* gpumon's own refusal, so on standard error */
+            fprintf(stderr, "gpumon (installed as nvidia-smi) answers only --query-gpu and --query-compute-apps "
+                    "with --format=csv, -i, -l, -lms and -f; \"%s\" is not supported. Run gpumon for monitoring.\n"
+                    "Please run 'nvidia-smi -h' for help.\n", v);
+            return EXIT_USAGE;
+        }
         return query_bad(false, "Invalid argument \"%s\".", v);
     default:
         return cmd_nvml_option(&o->nvml, key, v);
@@ -170,54 +210,46 @@ static int query_check(struct query_opts *o)
     return 0;
 }
 
-static void query_marker(struct sbuf *b, const struct value *v)
+/* The timestamp field: the record's time, local, to the millisecond. */
+static void query_timestamp(struct sbuf *b, const struct record *r)
 {
-    char tmp[32];
-    sbuf_puts(b, fmt_marker(v, FMT_MARK_SMI, tmp, sizeof tmp));
+    struct tm tm;
+    char ts[64];
+    time_t t = r->time.tv_sec;
+    localtime_r(&t, &tm);
+    strftime(ts, sizeof ts, "%Y/%m/%d %H:%M:%S", &tm);
+    sbuf_printf(b, "%s.%03d", ts, (int)(r->time.tv_nsec / 1000000));
 }
 
 static void query_gpu_value(struct sbuf *b, const struct query_field *f, const struct record *r,
-                            const struct record_gpu *g, bool units, unsigned count)
+                            const struct record_gpu *g, const struct gpu_attrs *a, bool units, unsigned count)
 {
-    if (f->style == QS_TIMESTAMP) {
-        struct tm tm;
-        char ts[64];
-        time_t t = r->time.tv_sec;
-        localtime_r(&t, &tm);
-        strftime(ts, sizeof ts, "%Y/%m/%d %H:%M:%S", &tm);
-        sbuf_printf(b, "%s.%03d", ts, (int)(r->time.tv_nsec / 1000000));
-        return;
+    switch (f->source) {
+    case QSRC_TIMESTAMP: query_timestamp(b, r); return;
+    case QSRC_COUNT: sbuf_put_int(b, count); return;
+    case QSRC_ATTR: query_format_value(b, f, &a->v[f->id], units); return;
+    case QSRC_METRIC: query_format_value(b, f, &g->v[f->id], units); return;
+    case QSRC_FIXED: query_format_value(b, f, NULL, units); return;
     }
-    if (f->style == QS_COUNT) {
-        sbuf_put_int(b, count);
-        return;
-    }
-    const struct value *v = &g->v[f->metric];
-    if (v->state != VS_OK)
-        return query_marker(b, v);
-    switch (f->style) {
-    case QS_WATTS: sbuf_put_fixed(b, v->u.f, 2); break;
-    case QS_TEXT: sbuf_puts(b, v->u.s); break;
-    case QS_PSTATE: sbuf_printf(b, "P%lld", v->u.i); break;
-    case QS_MASK: sbuf_printf(b, "0x%016llx", (unsigned long long)v->u.i); break;
-    case QS_ACTIVE: sbuf_puts(b, v->u.i ? "Active" : "Not Active"); break;
-    case QS_YESNO: sbuf_puts(b, v->u.i ? "Yes" : "No"); break;
-    default: sbuf_put_int(b, v->u.i); break;
-    }
-    if (units && *f->unit)
-        sbuf_printf(b, " %s", f->unit);
 }
 
-static void query_header(struct sbuf *b, const struct query_opts *o, const struct query_field **gf,
-                         const enum query_app_field *af, int n)
+static void query_header(struct sbuf *b, const struct query_field *const *gf, const enum query_app_field *af,
+                         int n)
 {
     for (int i = 0; i < n; i++) {
         const char *name = gf ? gf[i]->name : query_app_fields[af[i]].name;
         const char *unit = gf ? gf[i]->unit : query_app_fields[af[i]].unit;
         sbuf_printf(b, "%s%s%s%s%s", i ? ", " : "", name, *unit ? " [" : "", unit, *unit ? "]" : "");
     }
-    (void)o;
     sbuf_putc(b, '\n');
+}
+
+static void query_text(struct sbuf *b, const struct value *v)
+{
+    if (v->state == VS_OK)
+        sbuf_puts(b, v->u.s);
+    else
+        query_format_marker(b, v, NULL);
 }
 
 static void query_apps(struct sbuf *b, const struct record *r, const enum query_app_field *af, int n, bool units)
@@ -230,27 +262,26 @@ static void query_apps(struct sbuf *b, const struct record *r, const enum query_
             for (int i = 0; i < n; i++) {
                 if (i)
                     sbuf_puts(b, ", ");
-                const struct value *v = af[i] == QA_GPU_UUID ? &g->v[M_UUID]
-                                        : af[i] == QA_GPU_BUS_ID ? &g->v[M_PCI_BUS_ID] : &g->v[M_NAME];
                 switch (af[i]) {
+                case QA_TIMESTAMP: query_timestamp(b, r); break;
+                case QA_GPU_NAME: query_text(b, &g->v[M_NAME]); break;
+                case QA_GPU_BUS_ID: query_text(b, &g->v[M_PCI_BUS_ID]); break;
+                case QA_GPU_SERIAL: query_text(b, &g->v[M_SERIAL]); break;
+                case QA_GPU_UUID: query_text(b, &g->v[M_UUID]); break;
                 case QA_PID: sbuf_put_int(b, pr->pid); break;
                 case QA_NAME:
                     if (pr->name[0])
                         sbuf_puts(b, pr->name);
                     else
-                        query_marker(b, &none);
+                        query_format_marker(b, &none, NULL);
                     break;
                 case QA_MEMORY:
                     if (pr->used_mib < 0)
-                        query_marker(b, &none);
+                        query_format_marker(b, &none, NULL);
                     else
                         sbuf_printf(b, "%lld%s", pr->used_mib, units ? " MiB" : "");
                     break;
-                default:
-                    if (v->state == VS_OK)
-                        sbuf_puts(b, v->u.s);
-                    else
-                        query_marker(b, v);
+                case QA_COUNT: break;
                 }
             }
             sbuf_putc(b, '\n');
@@ -258,52 +289,139 @@ static void query_apps(struct sbuf *b, const struct record *r, const enum query_
     }
 }
 
+/* What a query reads: the metrics and attributes its fields need. */
+struct query_plan {
+    const struct query_field *gf[QUERY_MAX_FIELDS];
+    enum query_app_field af[QUERY_MAX_FIELDS];
+    int n;
+    enum metric_id ids[METRIC_COUNT];
+    int nids;
+    bool attrs[GA_COUNT];
+    bool any_attr;
+};
+
 /* Writes one answer (the header first, if asked) for rec into b. */
-static void query_render(const struct query_opts *o, const struct query_field **gf, const enum query_app_field *af,
-                         int n, const struct record *rec, unsigned count, bool header, struct sbuf *b)
+static void query_render(const struct query_opts *o, const struct query_plan *q, struct sampler *smp,
+                         const struct record *rec, bool header, struct sbuf *b)
 {
     if (header)
-        query_header(b, o, o->gpu_fields ? gf : NULL, af, n);
+        query_header(b, o->gpu_fields ? q->gf : NULL, q->af, q->n);
     if (!o->gpu_fields) {
-        query_apps(b, rec, af, n, !o->nounits);
+        query_apps(b, rec, q->af, q->n, !o->nounits);
         return;
     }
+    struct gpu_attrs attrs;
+    memset(&attrs, 0, sizeof attrs);
     for (unsigned g = 0; g < rec->ngpus; g++) {
-        for (int i = 0; i < n; i++) {
+        if (q->any_attr)
+            sampler_attrs(smp, g, q->attrs, &attrs);
+        for (int i = 0; i < q->n; i++) {
             if (i)
                 sbuf_puts(b, ", ");
-            query_gpu_value(b, gf[i], rec, &rec->gpus[g], !o->nounits, count);
+            query_gpu_value(b, q->gf[i], rec, &rec->gpus[g], &attrs, !o->nounits, sampler_device_count(smp));
         }
         sbuf_putc(b, '\n');
     }
 }
 
-static int query_run(const struct query_opts *o)
+/* As nvidia-smi: a GPU whose handle NVML cannot give (lost, or any other
+ * failure) ends the query the way nvidia-smi does, with its message and
+ * status instead of a row. Returns 0 when every GPU answers. */
+static int query_smi_handles(const struct record *rec)
 {
-    const struct query_field *gf[QUERY_MAX_FIELDS];
-    enum query_app_field af[QUERY_MAX_FIELDS];
+    for (unsigned g = 0; g < rec->ngpus; g++) {
+        const struct value *st = &rec->gpus[g].v[M_STATE], *bus = &rec->gpus[g].v[M_PCI_BUS_ID];
+        int code = st->state == VS_OK ? (strcmp(st->u.s, "lost") ? 0 : NVML_ERROR_GPU_IS_LOST) : st->code;
+        if (code == 0 && st->state == VS_OK)
+            continue;
+        char id[64];
+        if (bus->state == VS_OK)   /* nvidia-smi names the GPU by its bus id with a 4-digit domain */
+            snprintf(id, sizeof id, "%s", strlen(bus->u.s) > 12 ? bus->u.s + 4 : bus->u.s);
+        else
+            snprintf(id, sizeof id, " %u", rec->gpus[g].index);
+        if (code == NVML_ERROR_GPU_IS_LOST)
+            printf("Unable to determine the device handle for GPU%s: GPU is lost.  Reboot the system to recover "
+                   "this GPU\n", id);
+        else
+            printf("Unable to determine the device handle for GPU%s: %s\n", id, nvml_code_text(code));
+        return query_smi_status(code ? code : NVML_ERROR_UNKNOWN);
+    }
+    return 0;
+}
+
+/* Opens NVML; as nvidia-smi, failures print nvidia-smi's texts and return
+ * its statuses (with --sim or --scenario, gpumon's own). */
+static int query_open(const struct query_opts *o)
+{
+    if (!o->as_smi || o->nvml.sim || o->nvml.scenario)
+        return cmd_open_nvml(&o->nvml, true);
+    struct nvml_failure why;
+    if (nvml_open(o->nvml.nvml_path, &why) != 0) {
+        switch (why.cause) {
+        case NVML_CAUSE_NOT_FOUND:
+        case NVML_CAUSE_STUB:
+        case NVML_CAUSE_BAD_LIBRARY:
+            printf("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the "
+                   "NVIDIA Display Driver is properly installed and present in your system.\nPlease also try "
+                   "adding directory that contains libnvidia-ml.so to your system PATH.\n");
+            return NVML_ERROR_LIBRARY_NOT_FOUND;
+        case NVML_CAUSE_DRIVER:
+            printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that "
+                   "the latest NVIDIA driver is installed and running.\n\n");
+            return NVML_ERROR_DRIVER_NOT_LOADED;
+        default:
+            printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
+            return query_smi_status(why.code);
+        }
+    }
+    unsigned count = 0;
+    if (nvml.get_count(&count) != NVML_SUCCESS || count == 0) {
+        printf("No devices were found\n");
+        nvml_close();
+        return NVML_ERROR_NOT_FOUND;
+    }
+    return 0;
+}
+
+/* Parses the field list into q: 0, or a usage error's status. */
+static int query_plan(const struct query_opts *o, struct query_plan *q)
+{
     char bad[128];
-    int n = o->gpu_fields ? query_parse_gpu_fields(o->gpu_fields, gf, QUERY_MAX_FIELDS, bad, sizeof bad)
-                          : query_parse_app_fields(o->app_fields, af, QUERY_MAX_FIELDS, bad, sizeof bad);
-    if (n == QUERY_TOO_MANY)
+    memset(q, 0, sizeof *q);
+    q->n = o->gpu_fields ? query_parse_gpu_fields(o->gpu_fields, q->gf, QUERY_MAX_FIELDS, bad, sizeof bad)
+                         : query_parse_app_fields(o->app_fields, q->af, QUERY_MAX_FIELDS, bad, sizeof bad);
+    if (q->n == QUERY_TOO_MANY)
         return query_bad(o->as_smi, "Too many fields to query: at most %s.", QUERY_MAX_FIELDS_TEXT);
-    if (n < 0)
-        return query_bad(o->as_smi, "Field \"%s\" is not a valid field to query.", bad);
-    enum metric_id ids[METRIC_COUNT];
-    int nids = 0;
+    if (q->n < 0 && o->as_smi) {
+        printf("Field \"%s\" is not a valid field to query.\n\n", bad);
+        return EXIT_USAGE;
+    }
+    if (q->n < 0)
+        return query_bad(false, "Field \"%s\" is not a valid field to query.", bad);
     bool want[METRIC_COUNT] = {false};
-    want[M_INDEX] = want[M_STATE] = true;
+    want[M_INDEX] = want[M_STATE] = want[M_PCI_BUS_ID] = true;
     if (o->app_fields)
-        want[M_UUID] = want[M_PCI_BUS_ID] = want[M_NAME] = want[M_PROC_COUNT] = true;
-    for (int i = 0; o->gpu_fields && i < n; i++)
-        want[gf[i]->metric] = true;
+        want[M_UUID] = want[M_NAME] = want[M_SERIAL] = want[M_PROC_COUNT] = true;
+    for (int i = 0; o->gpu_fields && i < q->n; i++) {
+        if (q->gf[i]->source == QSRC_METRIC)
+            want[q->gf[i]->id] = true;
+        if (q->gf[i]->source == QSRC_ATTR)
+            q->attrs[q->gf[i]->id] = q->any_attr = true;
+    }
     for (int i = 0; i < METRIC_COUNT; i++)
         if (want[i])
-            ids[nids++] = (enum metric_id)i;
+            q->ids[q->nids++] = (enum metric_id)i;
+    return 0;
+}
 
-    int rc = cmd_open_nvml(&o->nvml, true);
-    if (rc != 0)
+static int query_run(const struct query_opts *o)
+{
+    struct query_plan *q = xcalloc(1, sizeof *q);
+    int rc = query_plan(o, q);
+    if (rc != 0 || (rc = query_open(o)) != 0) {
+        free(q);
         return rc;
+    }
     struct out out;
     struct sampler *smp = NULL;
     struct sbuf b;
@@ -319,16 +437,21 @@ static int query_run(const struct query_opts *o)
     struct stat st;
     if (o->file && fstat(out.fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(out.fd, 0) != 0)
         util_warn("cannot truncate %s: %s", o->file, strerror(errno));
-    struct sampler_opts so = {ids, nids, o->ids, 1000, o->app_fields != NULL, 0, NULL};
+    struct sampler_opts so = {q->ids, q->nids, o->ids, 1000, o->app_fields != NULL, 0, NULL};
     if (sampler_open(&smp, &so, err, sizeof err) != 0) {
-        fprintf(stderr, "No GPU matches -i %s: %s\n", o->ids, err);
-        rc = EXIT_USAGE;
+        if (o->as_smi)
+            printf("No devices were found\n");
+        else
+            fprintf(stderr, "No GPU matches -i %s: %s\n", o->ids, err);
+        rc = o->as_smi ? NVML_ERROR_NOT_FOUND : EXIT_USAGE;
         goto out;
     }
     uint64_t step = (uint64_t)(o->loop_ms * 1e6), next = util_mono_ns();
     for (bool first = true; sig_wait(query_signals, 0, NULL) == 0; first = false) {
         sampler_sample(smp, &rec);
-        query_render(o, gf, af, n, &rec, sampler_device_count(smp), first && !o->noheader, &b);
+        if (o->as_smi && (rc = query_smi_handles(&rec)) != 0)
+            break;
+        query_render(o, q, smp, &rec, first && !o->noheader, &b);
         if (out_write(&out, b.data, b.len) != 0 || step == 0)
             break;
         sbuf_reset(&b);
@@ -342,6 +465,7 @@ out:
         rc = EXIT_RUNTIME;
 out_nvml:
     sbuf_free(&b);
+    free(q);
     nvml_close();
     return rc;
 }

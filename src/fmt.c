@@ -8,14 +8,19 @@
 #include <string.h>
 #include "nvml_abi.h"
 
-enum fmt_mark_kind { FMT_KIND_NONE, FMT_KIND_UNSUPPORTED, FMT_KIND_NO_PERMISSION, FMT_KIND_ERROR, FMT_KIND_LOST };
+enum fmt_mark_kind {
+    FMT_KIND_NONE, FMT_KIND_UNSUPPORTED, FMT_KIND_NO_PERMISSION, FMT_KIND_DEPRECATED, FMT_KIND_ERROR, FMT_KIND_LOST
+};
 
-/* The markers: a row per kind, a column per style. "%d" is the NVML code. */
+/* The markers: a row per kind, a column per style. "%d" is the NVML code.
+ * SMI is what real nvidia-smi prints: "[N/A]" for anything the driver
+ * cannot tell ("[Not Supported]" appears only in its help texts). */
 static const char *const fmt_markers[][3] = {
     /*                          FULL                          BRIEF      SMI */
     [FMT_KIND_NONE] =          {"[N/A]",                      "n/a",     "[N/A]"},
-    [FMT_KIND_UNSUPPORTED] =   {"[Not Supported]",            "n/a",     "[Not Supported]"},
+    [FMT_KIND_UNSUPPORTED] =   {"[Not Supported]",            "n/a",     "[N/A]"},
     [FMT_KIND_NO_PERMISSION] = {"[Insufficient Permissions]", "no-perm", "[Insufficient Permissions]"},
+    [FMT_KIND_DEPRECATED] =    {"[Deprecated]",               "n/a",     "[Requested functionality has been deprecated]"},
     [FMT_KIND_ERROR] =         {"[Error %d]",                 "ERR",     "[Unknown Error]"},
     [FMT_KIND_LOST] =          {"[GPU is lost]",              "LOST",    "[GPU is lost]"},
 };
@@ -25,7 +30,9 @@ static enum fmt_mark_kind fmt_kind(const struct value *v)
     switch (v->state) {
     case VS_UNSUPPORTED: return FMT_KIND_UNSUPPORTED;
     case VS_LOST: return FMT_KIND_LOST;
-    case VS_ERROR: return v->code == NVML_ERROR_NO_PERMISSION ? FMT_KIND_NO_PERMISSION : FMT_KIND_ERROR;
+    case VS_ERROR:
+        return v->code == NVML_ERROR_NO_PERMISSION ? FMT_KIND_NO_PERMISSION
+               : v->code == NVML_ERROR_DEPRECATED  ? FMT_KIND_DEPRECATED : FMT_KIND_ERROR;
     default: return FMT_KIND_NONE;
     }
 }

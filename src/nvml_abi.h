@@ -174,6 +174,7 @@ enum {
     NVML_FI_DEV_RETIRED_SBE = 29,
     NVML_FI_DEV_RETIRED_DBE = 30,
     NVML_FI_DEV_RETIRED_PENDING = 31,
+    NVML_FI_DEV_MEMORY_TEMP = 82,
     NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION = 83,
     NVML_FI_DEV_NVLINK_LINK_COUNT = 91,
     NVML_FI_DEV_PCIE_REPLAY_COUNTER = 94,
@@ -561,7 +562,18 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlGpmSampleFree, (nvmlGpmSample_t gpmSample)) \
     X(nvmlGpmSampleGet, (NVML_DEV, nvmlGpmSample_t gpmSample)) \
     X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t *metricsGet)) \
-    X(nvmlDeviceGetFieldValues, (NVML_DEV, int valuesCount, nvmlFieldValue_t *values))
+    X(nvmlDeviceGetVbiosVersion, (NVML_DEV, char *version, unsigned int length)) \
+    X(nvmlDeviceGetCudaComputeCapability, (NVML_DEV, int *major, int *minor)) \
+    X(nvmlDeviceGetPersistenceMode, (NVML_DEV, nvmlEnableState_t *mode)) \
+    X(nvmlDeviceGetComputeMode, (NVML_DEV, nvmlComputeMode_t *mode)) \
+    X(nvmlDeviceGetDisplayMode, (NVML_DEV, nvmlEnableState_t *display)) \
+    X(nvmlDeviceGetDisplayActive, (NVML_DEV, nvmlEnableState_t *isActive)) \
+    X(nvmlDeviceGetDriverModel, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
+    X(nvmlDeviceGetDriverModel_v2, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
+    X(nvmlDeviceGetPowerManagementDefaultLimit, (NVML_DEV, unsigned int *defaultLimit)) \
+    X(nvmlDeviceGetPowerManagementLimitConstraints, (NVML_DEV, unsigned int *minLimit, unsigned int *maxLimit)) \
+    X(nvmlDeviceGetFieldValues, (NVML_DEV, int valuesCount, nvmlFieldValue_t *values)) \
+    X(nvmlDeviceGetMigMode, (NVML_DEV, unsigned int *currentMode, unsigned int *pendingMode))
 
 /*
  * Entry points gpumon does not call but other NVML clients do at start-up or
@@ -572,25 +584,14 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
  */
 #define NVML_CLIENT_FUNCTIONS(X) \
     X(nvmlDeviceGetMinorNumber, (NVML_DEV, unsigned int *minorNumber)) \
-    X(nvmlDeviceGetVbiosVersion, (NVML_DEV, char *version, unsigned int length)) \
     X(nvmlDeviceGetArchitecture, (NVML_DEV, nvmlDeviceArchitecture_t *arch)) \
-    X(nvmlDeviceGetCudaComputeCapability, (NVML_DEV, int *major, int *minor)) \
     X(nvmlDeviceGetBAR1MemoryInfo, (NVML_DEV, nvmlBAR1Memory_t *bar1Memory)) \
-    X(nvmlDeviceGetPersistenceMode, (NVML_DEV, nvmlEnableState_t *mode)) \
-    X(nvmlDeviceGetComputeMode, (NVML_DEV, nvmlComputeMode_t *mode)) \
-    X(nvmlDeviceGetDisplayMode, (NVML_DEV, nvmlEnableState_t *display)) \
-    X(nvmlDeviceGetDisplayActive, (NVML_DEV, nvmlEnableState_t *isActive)) \
-    X(nvmlDeviceGetDriverModel, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
-    X(nvmlDeviceGetDriverModel_v2, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
-    X(nvmlDeviceGetPowerManagementDefaultLimit, (NVML_DEV, unsigned int *defaultLimit)) \
-    X(nvmlDeviceGetPowerManagementLimitConstraints, (NVML_DEV, unsigned int *minLimit, unsigned int *maxLimit)) \
     X(nvmlDeviceSetPowerManagementLimit, (NVML_DEV, unsigned int limit)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses_v2, (NVML_DEV, unsigned int *infoCount, \
                                                    nvmlProcessInfo_v2_t *infos)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses_v3, (NVML_DEV, unsigned int *infoCount, \
                                                    nvmlProcessInfo_v2_t *infos)) \
-    X(nvmlDeviceGetMigMode, (NVML_DEV, unsigned int *currentMode, unsigned int *pendingMode)) \
     X(nvmlDeviceIsMigDeviceHandle, (NVML_DEV, unsigned int *isMigDevice)) \
     X(nvmlDeviceGetMaxMigDeviceCount, (NVML_DEV, unsigned int *count)) \
     X(nvmlDeviceGetMigDeviceHandleByIndex, (NVML_DEV, unsigned int index, nvmlDevice_t *migDevice)) \

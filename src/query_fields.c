@@ -1,72 +1,23 @@
 /*
- * query_fields.c: the nvidia-smi query field table (see query_fields.h).
- * Names, aliases and units follow nvidia-smi --help-query-gpu.
+ * query_fields.c: the compute-apps field table and the parsing of field
+ * lists (query_fields.h); the GPU field rows are in query_table.c. Names,
+ * aliases and units follow nvidia-smi --help-query-gpu and
+ * --help-query-compute-apps.
  */
 #include "query_fields.h"
 
 #include <stdio.h>
 #include <string.h>
 
-const struct query_field query_gpu_fields[] = {
-    {"timestamp", {NULL}, "", QS_TIMESTAMP, M_INDEX, "Time of the query, YYYY/MM/DD HH:MM:SS.msec, local time"},
-    {"driver_version", {NULL}, "", QS_TEXT, M_DRIVER_VERSION, "Version of the installed NVIDIA display driver"},
-    {"count", {NULL}, "", QS_COUNT, M_INDEX, "Number of NVIDIA GPUs in the system"},
-    {"name", {"gpu_name"}, "", QS_TEXT, M_NAME, "Official product name of the GPU"},
-    {"serial", {"gpu_serial"}, "", QS_TEXT, M_SERIAL, "Board serial number"},
-    {"uuid", {"gpu_uuid"}, "", QS_TEXT, M_UUID, "Globally unique immutable identifier of the GPU"},
-    {"pci.bus_id", {"gpu_bus_id"}, "", QS_TEXT, M_PCI_BUS_ID, "PCI bus id as domain:bus:device.function, in hex"},
-    {"index", {NULL}, "", QS_NUMBER, M_INDEX, "Zero-based index of the GPU (may change at boot)"},
-    {"pcie.link.gen.current", {"pcie.link.gen.gpucurrent"}, "", QS_NUMBER, M_PCIE_GEN,
-     "Current PCIe link generation (may drop when the GPU is idle)"},
-    {"pcie.link.gen.max", {NULL}, "", QS_NUMBER, M_PCIE_GEN_MAX, "Maximum PCIe link generation of GPU and system"},
-    {"pcie.link.width.current", {NULL}, "", QS_NUMBER, M_PCIE_WIDTH, "Current PCIe link width"},
-    {"pcie.link.width.max", {NULL}, "", QS_NUMBER, M_PCIE_WIDTH_MAX, "Maximum PCIe link width"},
-    {"fan.speed", {NULL}, "%", QS_NUMBER, M_FAN, "Intended fan speed, share of the maximum"},
-    {"pstate", {NULL}, "", QS_PSTATE, M_PSTATE, "Performance state, P0 (maximum) to P12 (minimum)"},
-    {"clocks_event_reasons.active", {"clocks_throttle_reasons.active"}, "", QS_MASK, M_REASONS,
-     "Bitmask of the active clock event (throttle) reasons"},
-#define QUERY_REASON_ROW(P, id, bit, key, label, group, help, smi_help) \
-    {"clocks_event_reasons." key, {"clocks_throttle_reasons." key}, "", QS_ACTIVE, M_R_##id, smi_help},
-    CLOCK_REASON_TABLE(QUERY_REASON_ROW, _)
-#undef QUERY_REASON_ROW
-    {"memory.total", {NULL}, "MiB", QS_NUMBER, M_MEM_TOTAL, "Total installed GPU memory"},
-    {"memory.reserved", {NULL}, "MiB", QS_NUMBER, M_MEM_RESERVED, "Memory reserved by the driver and firmware"},
-    {"memory.used", {NULL}, "MiB", QS_NUMBER, M_MEM_USED, "Memory allocated by active contexts"},
-    {"memory.free", {NULL}, "MiB", QS_NUMBER, M_MEM_FREE, "Free memory"},
-    {"utilization.gpu", {NULL}, "%", QS_NUMBER, M_UTIL_GPU,
-     "Share of the past sample period during which a kernel was running"},
-    {"utilization.memory", {NULL}, "%", QS_NUMBER, M_UTIL_MEM,
-     "Share of the past sample period during which memory was read or written"},
-    {"utilization.encoder", {NULL}, "%", QS_NUMBER, M_ENC, "Video encoder utilization"},
-    {"utilization.decoder", {NULL}, "%", QS_NUMBER, M_DEC, "Video decoder utilization"},
-    {"ecc.errors.corrected.volatile.total", {NULL}, "", QS_NUMBER, M_ECC_CORR,
-     "Corrected ECC errors since the last driver load"},
-    {"ecc.errors.uncorrected.volatile.total", {NULL}, "", QS_NUMBER, M_ECC_UNCORR,
-     "Uncorrected ECC errors since the last driver load"},
-    {"retired_pages.pending", {NULL}, "", QS_YESNO, M_RETIRED_PENDING,
-     "Pages waiting to be retired at the next reset"},
-    {"remapped_rows.pending", {NULL}, "", QS_YESNO, M_REMAP_PENDING, "Row remappings waiting for the next reset"},
-    {"temperature.gpu", {NULL}, "", QS_NUMBER, M_TEMP, "Core GPU temperature, degrees C"},
-    {"power.draw", {NULL}, "W", QS_WATTS, M_POWER, "Power drawn by the board"},
-    {"power.limit", {NULL}, "W", QS_WATTS, M_POWER_LIMIT, "Software power limit"},
-    {"enforced.power.limit", {NULL}, "W", QS_WATTS, M_POWER_ENFORCED,
-     "Power limit the board enforces, the lowest of all limiters"},
-    {"clocks.current.graphics", {"clocks.gr"}, "MHz", QS_NUMBER, M_CLOCK_GR, "Current graphics (shader) clock"},
-    {"clocks.current.sm", {"clocks.sm"}, "MHz", QS_NUMBER, M_CLOCK_SM, "Current SM clock"},
-    {"clocks.current.memory", {"clocks.mem"}, "MHz", QS_NUMBER, M_CLOCK_MEM, "Current memory clock"},
-    {"clocks.max.graphics", {"clocks.max.gr"}, "MHz", QS_NUMBER, M_CLOCK_MAX_GR, "Maximum graphics clock"},
-    {"clocks.max.sm", {NULL}, "MHz", QS_NUMBER, M_CLOCK_MAX_SM, "Maximum SM clock"},
-    {"clocks.max.memory", {"clocks.max.mem"}, "MHz", QS_NUMBER, M_CLOCK_MAX_MEM, "Maximum memory clock"},
-};
-const size_t query_gpu_nfields = sizeof query_gpu_fields / sizeof query_gpu_fields[0];
-
 const struct query_app_field_row query_app_fields[QA_COUNT] = {
-    [QA_PID] = {"pid", {NULL}, "", "Process id of the compute application"},
-    [QA_NAME] = {"process_name", {"name"}, "", "Process name"},
-    [QA_MEMORY] = {"used_gpu_memory", {"used_memory"}, "MiB", "GPU memory used by the process"},
-    [QA_GPU_UUID] = {"gpu_uuid", {NULL}, "", "UUID of the GPU the process runs on"},
-    [QA_GPU_BUS_ID] = {"gpu_bus_id", {NULL}, "", "PCI bus id of the GPU the process runs on"},
-    [QA_GPU_NAME] = {"gpu_name", {NULL}, "", "Name of the GPU the process runs on"},
+    [QA_TIMESTAMP] = {"timestamp", {NULL}, "", "The timestamp of when the query was made in format \"YYYY/MM/DD HH:MM:SS.msec\""},
+    [QA_GPU_NAME] = {"gpu_name", {NULL}, "", "The official product name of the GPU"},
+    [QA_GPU_BUS_ID] = {"gpu_bus_id", {NULL}, "", "PCI bus id as \"domain:bus:device.function\", in hex"},
+    [QA_GPU_SERIAL] = {"gpu_serial", {NULL}, "", "The serial number printed on the board"},
+    [QA_GPU_UUID] = {"gpu_uuid", {NULL}, "", "The globally unique immutable identifier of the GPU"},
+    [QA_PID] = {"pid", {NULL}, "", "Process ID of the compute application"},
+    [QA_NAME] = {"process_name", {"name"}, "", "Process Name"},
+    [QA_MEMORY] = {"used_gpu_memory", {"used_memory"}, "MiB", "Amount memory used on the device by the context"},
 };
 
 /* Splits list on commas; calls match(name) for each trimmed, non-empty name. */
@@ -110,7 +61,7 @@ static bool query_name_is(const char *name, const char *canonical, const char *c
 static int query_match_gpu(const char *name, int n, void *out)
 {
     for (size_t i = 0; i < query_gpu_nfields; i++)
-        if (query_name_is(name, query_gpu_fields[i].name, query_gpu_fields[i].aliases, 3)) {
+        if (query_name_is(name, query_gpu_fields[i].name, query_gpu_fields[i].aliases, 2)) {
             ((const struct query_field **)out)[n] = &query_gpu_fields[i];
             return 0;
         }

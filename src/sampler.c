@@ -312,6 +312,21 @@ void sampler_sample(struct sampler *s, struct record *rec)
     rec->gpus = s->rgpus;
 }
 
+void sampler_attrs(struct sampler *s, unsigned i, const bool want[GA_COUNT], struct gpu_attrs *out)
+{
+    memset(out, 0, sizeof *out);
+    if (i >= s->ngpus)
+        return;
+    struct sampler_gpu *g = &s->gpus[i];
+    if (g->h && !atomic_load(&g->lost)) {
+        sampler_attr_read(g, want, out);
+        return;
+    }
+    int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;
+    for (int a = 0; a < GA_COUNT; a++)
+        out->v[a] = (struct value){.state = nvml_code_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
+}
+
 void sampler_close(struct sampler *s)
 {
     if (!s)

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "gpu_attr.h"
 #include "metrics.h"
 
 struct sampler_opts {
@@ -37,6 +38,10 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
 unsigned sampler_device_count(const struct sampler *s);
 /* Fills rec; rec->gpus points into the sampler and is valid until the next call. */
 void sampler_sample(struct sampler *s, struct record *rec);
+/* Reads the attributes want[] selects of the i-th GPU of the latest record
+ * (nvidia-smi's query mode; gpu_attr.h) into out. A lost GPU or one
+ * without a handle gets that state in every value. */
+void sampler_attrs(struct sampler *s, unsigned i, const bool want[GA_COUNT], struct gpu_attrs *out);
 void sampler_close(struct sampler *s);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "gpu_attr.h"
 #include "host.h"
 #include "nvml.h"
 #include "metrics.h"
@@ -85,6 +86,10 @@ struct sampler_gpu {
     struct sampler_pcie pcie;
 
     struct value static_v[RECORD_MAX_METRICS];  /* once-only metrics, read at open */
+    bool attr_once;                             /* attr[] holds the GA_ONCE attributes (sampler_attr.c) */
+    struct value attr[GA_COUNT];
+    char vbios[NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE];
+    char compute_cap[24];
     pthread_mutex_t slow_mu;
     struct value slow_v[RECORD_MAX_METRICS];    /* latest slow-thread readings */
 
@@ -120,6 +125,9 @@ void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg);
 void sampler_gpu_free(struct sampler_gpu *g);
 /* Stores rc's state in out (unsupported, error, or lost, which marks g lost). */
 void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc);
+/* Reads the attributes want[] selects into out (sampler_attr.c): GA_ONCE
+ * ones on the first call only, GA_SAMPLE ones on every call. */
+void sampler_attr_read(struct sampler_gpu *g, const bool want[GA_COUNT], struct gpu_attrs *out);
 /* GPM: checks support and takes the first sample (sampler_gpm.c); frees its samples. */
 void sampler_gpm_open(struct sampler_gpu *g);
 void sampler_gpm_close(struct sampler_gpu *g);

@@ -1,5 +1,5 @@
 # gpumon query / nvidia-smi: golden outputs for each formatting rule
-# (units, nounits, noheader, [Not Supported], [Insufficient Permissions], a
+# (units, nounits, noheader, [N/A], [Insufficient Permissions], a
 # lost GPU), compute apps, parsing the way scripts parse nvidia-smi, loop
 # mode, -i, -f, errors, and the nvidia-smi name.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +13,7 @@ expect_eq "stderr" "$(cat "$T/err")" ""
 cat > "$T/want" <<'WANT'
 index, name, pci.bus_id, utilization.gpu [%], memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], temperature.gpu, fan.speed [%], power.draw [W], enforced.power.limit [W], clocks.current.sm [MHz], clocks.max.memory [MHz], pstate, clocks_event_reasons.active, clocks_event_reasons.sw_power_cap, clocks_event_reasons.hw_slowdown, driver_version, count
 0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, 55 %, 312.50 W, 700.00 W, 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
-1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, [Not Supported], [Insufficient Permissions], [Insufficient Permissions], 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
+1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 87 %, 81559 MiB, 10240 MiB, 70807 MiB, 512 MiB, 65, [N/A], [Insufficient Permissions], [Insufficient Permissions], 1755 MHz, 2619 MHz, P0, 0x0000000000000004, Active, Not Active, 550.54.15, 3
 2, [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], 550.54.15, 3
 WANT
 diff "$T/want" "$T/out" > "$T/diff" && ok || fail "golden csv output differs: $(cat "$T/diff")"
@@ -98,6 +98,31 @@ expect_eq "as nvidia-smi" "$out" "0, NVIDIA H100 80GB HBM3"
 GPUMON_NVML="$SIM" "$T/nvidia-smi" -q > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "nvidia-smi -q exit" "$rc" 2
 expect_match "nvidia-smi -q message" "$(cat "$T/err")" 'installed as nvidia-smi.*"-q" is not supported'
+# As nvidia-smi: its texts on standard output, its exit statuses.
+smi() { GPUMON_SIM_SCENARIO="$SRC/tests/cli/query.scn" GPUMON_SIM_SPEED=0 GPUMON_SIM_START=10 GPUMON_NVML="$SIM" \
+  "$T/nvidia-smi" "$@"; }
+smi --query-gpu=name,foo --format=csv > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "nvidia-smi unknown field exit" "$rc" 2
+expect_eq "nvidia-smi unknown field text" "$(cat "$T/out")" 'Field "foo" is not a valid field to query.'
+smi --query-gpu= --format=csv > "$T/out"; rc=$?
+expect_eq "nvidia-smi empty field list exit" "$rc" 2
+smi --query-gpu=index,name --format=csv,noheader > "$T/out"; rc=$?
+expect_eq "nvidia-smi lost GPU exit" "$rc" 15
+# lost before gpumon started: NVML gives no handle, so no bus id; the GPU is named by its index
+expect_eq "nvidia-smi lost GPU text" "$(cat "$T/out")" \
+  "Unable to determine the device handle for GPU 2: GPU is lost.  Reboot the system to recover this GPU"
+out=$(smi --query-gpu=index,clocks.gr,clocks.current.graphics,index,compute_cap,persistence_mode,pci.device_id,power.default_limit,power.min_limit,mig.mode.current,clocks_event_reasons.supported,fan.speed,display_mode,vgpu_device_capability.mig_timeSlicing --format=csv,nounits -i 0)
+expect_eq "nvidia-smi aliases, duplicates, attributes, nounits" "$out" "$(printf '%s\n' \
+  'index, clocks.current.graphics [MHz], clocks.current.graphics [MHz], index, compute_cap, persistence_mode, pci.device_id, power.default_limit [W], power.min_limit [W], mig.mode.current, clocks_event_reasons.supported, fan.speed [%], display_mode, vgpu_device_capability.mig_timeSlicing' \
+  '0, 1755, 1755, 0, 9.0, Disabled, 0x233010DE, 700.00, 175.00, Disabled, 0x00000000000001FF, 55, [Requested functionality has been deprecated], [N/A]')"
+out=$(smi --query-gpu=fan.speed,power.draw --format=csv,noheader -i 1)
+expect_eq "nvidia-smi: unsupported is [N/A]" "$out" "[N/A], [Insufficient Permissions]"
+out=$(smi --query-compute-apps=timestamp,gpu_serial,pid,name,used_memory --format=csv,noheader -i 0 | sed 's/^[0-9/]* [0-9:.]*, //')
+expect_match "nvidia-smi compute apps serial, alias" "$out" '^[0-9]+, 5001, python3 train.py, 6144 MiB'
+out=$(smi --query-compute-apps=pid --format=csv -i 1)
+expect_eq "nvidia-smi compute apps without processes: the header only" "$out" "pid"
+expect_eq "--help-query-gpu lists every field" \
+  "$("$GPUMON" query --help-query-gpu | grep -c '^"')" "$(( $(grep -c '^    {"' "$SRC/src/query_table.c") - 1 + $(grep -c '^    ROW(P,' "$SRC/src/clock_reasons.h") ))"
 expect_match "--help-query-gpu" "$("$GPUMON" query --help-query-gpu)" '"clocks.current.sm" or "clocks.sm"'
 man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
 help=$("$GPUMON" query --help)

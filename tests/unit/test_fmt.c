@@ -89,12 +89,13 @@ static void test_markers(void **state)
     (void)state;
     static const struct { struct value v; const char *full, *brief, *smi; } rows[] = {
         {{.state = VS_NONE}, "[N/A]", "n/a", "[N/A]"},
-        {{.state = VS_UNSUPPORTED, .code = 3}, "[Not Supported]", "n/a", "[Not Supported]"},
+        {{.state = VS_UNSUPPORTED, .code = 3}, "[Not Supported]", "n/a", "[N/A]"},
+        {{.state = VS_ERROR, .code = 26}, "[Deprecated]", "n/a", "[Requested functionality has been deprecated]"},
         {{.state = VS_ERROR, .code = 4}, "[Insufficient Permissions]", "no-perm", "[Insufficient Permissions]"},
         {{.state = VS_ERROR, .code = 17}, "[Error 17]", "ERR", "[Unknown Error]"},
         {{.state = VS_LOST, .code = 15}, "[GPU is lost]", "LOST", "[GPU is lost]"},
     };
-    char buf[32];
+    char buf[64];
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         assert_string_equal(fmt_marker(&rows[i].v, FMT_MARK_FULL, buf, sizeof buf), rows[i].full);
         assert_string_equal(fmt_marker(&rows[i].v, FMT_MARK_BRIEF, buf, sizeof buf), rows[i].brief);
