@@ -281,7 +281,8 @@ static void read_codec(const struct read_ctx *c, struct value *out,
                        nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, unsigned int *))
 {
     unsigned int util = 0, period = 0;
-    val_int(c->g, out, fn ? fn(c->g->h, &util, &period) : MISSING, util);
+    nvmlReturn_t rc = fn ? fn(c->g->h, &util, &period) : MISSING;   /* before util is read: argument order is unspecified */
+    val_int(c->g, out, rc, util);
 }
 
 void sampler_read_enc(const struct read_ctx *c, struct value *out)

@@ -19,8 +19,7 @@ two answers are compared field by field, byte for byte, except:
                text) where the capture prints a value;
   SIM_LACKS    fields gpumon reads but the simulator cannot be told the
                capture's value of (display_attached, display_active: it drives
-               no display; utilization.encoder: gpumon reads 0 from the
-               simulator's encoder signal, to be looked into): format only.
+               no display): format only.
 
 The compute-apps answer under load is compared the same way (timestamp aside;
 a process name only where no process of that pid runs on this machine, since
@@ -51,8 +50,7 @@ NOT_READ = {
     # the simulator models no memory temperature sensor (field 82)
     "temperature.memory",
 }
-SIM_LACKS = {"display_attached": ("Yes", "No"), "display_active": ("Enabled", "Disabled"),
-             "utilization.encoder": None}
+SIM_LACKS = {"display_attached": ("Yes", "No"), "display_active": ("Enabled", "Disabled")}
 NOT_READ_PREFIX = ("clocks_event_reasons_counters.", "ecc.errors.corrected.volatile.", "ecc.errors.corrected.aggregate.",
                    "ecc.errors.uncorrected.volatile.", "ecc.errors.uncorrected.aggregate.", "remapped_rows.histogram.",
                    "remapped_rows.correctable_inactive", "remapped_rows.uncorrectable_inactive")

@@ -20,6 +20,8 @@ diff "$T/want" "$T/out" > "$T/diff" && ok || fail "golden csv output differs: $(
 
 q --query-gpu=utilization.gpu,memory.used,power.draw,temperature.gpu --format=csv,noheader,nounits -i 0 > "$T/out"
 expect_eq "noheader,nounits" "$(cat "$T/out")" "87, 10240, 312.50, 65"
+q --query-gpu=utilization.encoder,utilization.decoder --format=csv,noheader -i 0 > "$T/out"
+expect_eq "encoder and decoder (the reading, not the variable before the call)" "$(cat "$T/out")" "23 %, 7 %"
 q --query-gpu=memory.used --format=csv,nounits -i 0 > "$T/out"
 expect_eq "nounits keeps units in the header" "$(cat "$T/out")" "$(printf 'memory.used [MiB]\n10240')"
 q --query-gpu=gpu_name,gpu_uuid,clocks.gr --format=csv,noheader -i 1 > "$T/out"
