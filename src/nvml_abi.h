@@ -560,7 +560,16 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlGpmSampleAlloc, (nvmlGpmSample_t *gpmSample)) \
     X(nvmlGpmSampleFree, (nvmlGpmSample_t gpmSample)) \
     X(nvmlGpmSampleGet, (NVML_DEV, nvmlGpmSample_t gpmSample)) \
-    X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t *metricsGet))
+    X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t *metricsGet)) \
+    X(nvmlDeviceGetBAR1MemoryInfo, (NVML_DEV, nvmlBAR1Memory_t *bar1Memory)) \
+    X(nvmlDeviceGetPersistenceMode, (NVML_DEV, nvmlEnableState_t *mode)) \
+    X(nvmlDeviceGetComputeMode, (NVML_DEV, nvmlComputeMode_t *mode)) \
+    X(nvmlDeviceGetDisplayActive, (NVML_DEV, nvmlEnableState_t *isActive)) \
+    X(nvmlDeviceGetMigMode, (NVML_DEV, unsigned int *currentMode, unsigned int *pendingMode)) \
+    X(nvmlDeviceGetMaxMigDeviceCount, (NVML_DEV, unsigned int *count)) \
+    X(nvmlDeviceGetMigDeviceHandleByIndex, (NVML_DEV, unsigned int index, nvmlDevice_t *migDevice)) \
+    X(nvmlDeviceGetGpuInstanceId, (NVML_DEV, unsigned int *id)) \
+    X(nvmlDeviceGetComputeInstanceId, (NVML_DEV, unsigned int *id))
 
 /*
  * Entry points gpumon does not call but other NVML clients do at start-up or
@@ -574,11 +583,7 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlDeviceGetVbiosVersion, (NVML_DEV, char *version, unsigned int length)) \
     X(nvmlDeviceGetArchitecture, (NVML_DEV, nvmlDeviceArchitecture_t *arch)) \
     X(nvmlDeviceGetCudaComputeCapability, (NVML_DEV, int *major, int *minor)) \
-    X(nvmlDeviceGetBAR1MemoryInfo, (NVML_DEV, nvmlBAR1Memory_t *bar1Memory)) \
-    X(nvmlDeviceGetPersistenceMode, (NVML_DEV, nvmlEnableState_t *mode)) \
-    X(nvmlDeviceGetComputeMode, (NVML_DEV, nvmlComputeMode_t *mode)) \
     X(nvmlDeviceGetDisplayMode, (NVML_DEV, nvmlEnableState_t *display)) \
-    X(nvmlDeviceGetDisplayActive, (NVML_DEV, nvmlEnableState_t *isActive)) \
     X(nvmlDeviceGetDriverModel, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
     X(nvmlDeviceGetDriverModel_v2, (NVML_DEV, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)) \
     X(nvmlDeviceGetPowerManagementDefaultLimit, (NVML_DEV, unsigned int *defaultLimit)) \
@@ -590,13 +595,8 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
                                                    nvmlProcessInfo_v2_t *infos)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses_v3, (NVML_DEV, unsigned int *infoCount, \
                                                    nvmlProcessInfo_v2_t *infos)) \
-    X(nvmlDeviceGetMigMode, (NVML_DEV, unsigned int *currentMode, unsigned int *pendingMode)) \
     X(nvmlDeviceIsMigDeviceHandle, (NVML_DEV, unsigned int *isMigDevice)) \
-    X(nvmlDeviceGetMaxMigDeviceCount, (NVML_DEV, unsigned int *count)) \
-    X(nvmlDeviceGetMigDeviceHandleByIndex, (NVML_DEV, unsigned int index, nvmlDevice_t *migDevice)) \
-    X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, (nvmlDevice_t migDevice, nvmlDevice_t *device)) \
-    X(nvmlDeviceGetGpuInstanceId, (NVML_DEV, unsigned int *id)) \
-    X(nvmlDeviceGetComputeInstanceId, (NVML_DEV, unsigned int *id))
+    X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, (nvmlDevice_t migDevice, nvmlDevice_t *device))
 
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 
