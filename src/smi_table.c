@@ -261,9 +261,9 @@ static void smi_proc_row(struct sbuf *b, const struct smi_proc *p)
     if (!n)
         snprintf(name, sizeof name, "N/A");
     else if (n > 32)
-        snprintf(name, sizeof name, "...%s", p->name + n - 29);
+        snprintf(name, sizeof name, "...%.29s", p->name + n - 29);
     else
-        snprintf(name, sizeof name, "%s", p->name);
+        snprintf(name, sizeof name, "%.32s", p->name);
     smi_put(&l, 43, '<', name);
     if (p->mem == NVML_VALUE_NOT_AVAILABLE)
         smi_put(&l, 81, '<', "N/A");
