@@ -4,8 +4,9 @@
  *
  * Persistence and compute mode are scenario keys (persistence on|off,
  * default off as on a fresh Linux driver; compute_mode default|
- * exclusive_process|prohibited, default default). No simulated GPU drives
- * a display, so display mode and display active are always disabled. The
+ * exclusive_process|prohibited, default default). A GPU drives a display
+ * only when its scenario says display on: display mode and display active
+ * then answer enabled, else disabled (the default). The
  * driver model exists on Windows only: both variants answer 3, as the
  * Linux driver does, after checking their arguments. Who needs them:
  *   nvitop (nvidia-ml-py)   GetPersistenceMode, GetComputeMode,
@@ -39,7 +40,7 @@ static nvmlReturn_t modes_get(const char *func, nvmlDevice_t device, int *out, e
         *out = g->compute_mode;
         break;
     case MODES_DISPLAY:
-        *out = NVML_FEATURE_DISABLED;
+        *out = g->display ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
         break;
     }
     return sim_leave(NVML_SUCCESS);

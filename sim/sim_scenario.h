@@ -210,6 +210,7 @@ struct sim_gpu {
     unsigned long long bar1_total;  /* bytes; the board's unless SIM_SET_BAR1 */
     int mig_current, mig_pending;   /* NVML_DEVICE_MIG_*; only on boards with MIG */
     int persistence;                /* NVML_FEATURE_* */
+    int display;                    /* NVML_FEATURE_*: a display attached and active (display mode and active) */
     int compute_mode;               /* NVML_COMPUTEMODE_* */
     unsigned int unsupported;       /* bit per sim_family */
     struct sim_signal sig[SIM_M_COUNT];

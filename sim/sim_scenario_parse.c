@@ -526,8 +526,8 @@ static int parse_gpu_key(struct sim_parse *p, const char *key, const char *v, st
     }
     if (strcmp(key, "mig") == 0)
         return parse_mig(p, v, g);
-    if (strcmp(key, "persistence") == 0)
-        return parse_switch(p, v, key, &g->persistence);
+    if (strcmp(key, "persistence") == 0 || strcmp(key, "display") == 0)
+        return parse_switch(p, v, key, key[0] == 'p' ? &g->persistence : &g->display);
     if (strcmp(key, "compute_mode") == 0) {
         static const struct { const char *name; int mode; } modes[] = {
             { "default", NVML_COMPUTEMODE_DEFAULT },

@@ -30,6 +30,10 @@ int cmd_watch(int argc, char **argv);
 /* as_smi: invoked as nvidia-smi (other nvidia-smi options get a clear
  * refusal, nvidia-smi's wording). */
 int cmd_query(int argc, char **argv, bool as_smi);
+/* As nvidia-smi: whether argv asks for the summary table (no argument) or the
+ * GPU list (-L, --list-gpus), which cmd_smi answers (cmd_smi.c). */
+bool cmd_smi_wants(int argc, char **argv);
+int cmd_smi(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);

@@ -1,9 +1,9 @@
 /*
  * main.c: command dispatch over the command table. `gpumon [COMMAND]
- * [OPTIONS]`; without a command, watch; invoked as nvidia-smi, query. The
- * command's signals are set up (sig.h) before it runs, and standard output
- * is checked after it (cmd_finish_stdout). Global flags: --help,
- * --version, --list-metrics.
+ * [OPTIONS]`; without a command, watch; invoked as nvidia-smi, its summary
+ * table or -L list (cmd_smi.c), else query. The command's signals are set
+ * up (sig.h) before it runs, and standard output is checked after it
+ * (cmd_finish_stdout). Global flags: --help, --version, --list-metrics.
  */
 #include <libgen.h>
 #include <stdio.h>
@@ -53,6 +53,8 @@ int main(int argc, char **argv)
     snprintf(self, sizeof self, "%s", argv[0]);
     if (!strcmp(basename(self), "nvidia-smi")) {
         sig_setup(cmd_query_entry.signals);
+        if (cmd_smi_wants(argc, argv))
+            return cmd_finish_stdout("nvidia-smi", cmd_smi(argc, argv));
         return cmd_finish_stdout("query", cmd_query(argc, argv, true));
     }
     const char *word = argc > 1 ? argv[1] : "";

@@ -63,9 +63,12 @@ void nvml_close(void);
 /* nvmlErrorString of the loaded library, or a fallback that is never NULL. */
 const char *nvml_error(nvmlReturn_t r);
 
+enum { NVML_PROC_COMPUTE = 1, NVML_PROC_GRAPHICS = 2 };
 struct nvml_process {
     unsigned int pid;
     unsigned long long used_memory;   /* bytes; NVML_VALUE_NOT_AVAILABLE when unknown */
+    unsigned int gi, ci;              /* MIG GPU / compute instance; 0xFFFFFFFF without MIG or when unknown */
+    unsigned int kinds;               /* NVML_PROC_COMPUTE | NVML_PROC_GRAPHICS: the lists it is on */
 };
 /* Lists the compute and graphics processes of a device, de-duplicated by pid,
  * through the newest variant the library has. Returns NVML_SUCCESS and sets

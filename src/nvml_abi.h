@@ -573,7 +573,12 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlDeviceGetPowerManagementDefaultLimit, (NVML_DEV, unsigned int *defaultLimit)) \
     X(nvmlDeviceGetPowerManagementLimitConstraints, (NVML_DEV, unsigned int *minLimit, unsigned int *maxLimit)) \
     X(nvmlDeviceGetFieldValues, (NVML_DEV, int valuesCount, nvmlFieldValue_t *values)) \
-    X(nvmlDeviceGetMigMode, (NVML_DEV, unsigned int *currentMode, unsigned int *pendingMode))
+    X(nvmlDeviceGetMigMode, (NVML_DEV, unsigned int *currentMode, unsigned int *pendingMode)) \
+    X(nvmlDeviceGetBAR1MemoryInfo, (NVML_DEV, nvmlBAR1Memory_t *bar1Memory)) \
+    X(nvmlDeviceGetMaxMigDeviceCount, (NVML_DEV, unsigned int *count)) \
+    X(nvmlDeviceGetMigDeviceHandleByIndex, (NVML_DEV, unsigned int index, nvmlDevice_t *migDevice)) \
+    X(nvmlDeviceGetGpuInstanceId, (NVML_DEV, unsigned int *id)) \
+    X(nvmlDeviceGetComputeInstanceId, (NVML_DEV, unsigned int *id))
 
 /*
  * Entry points gpumon does not call but other NVML clients do at start-up or
@@ -585,7 +590,6 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
 #define NVML_CLIENT_FUNCTIONS(X) \
     X(nvmlDeviceGetMinorNumber, (NVML_DEV, unsigned int *minorNumber)) \
     X(nvmlDeviceGetArchitecture, (NVML_DEV, nvmlDeviceArchitecture_t *arch)) \
-    X(nvmlDeviceGetBAR1MemoryInfo, (NVML_DEV, nvmlBAR1Memory_t *bar1Memory)) \
     X(nvmlDeviceSetPowerManagementLimit, (NVML_DEV, unsigned int limit)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses, (NVML_DEV, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
     X(nvmlDeviceGetMPSComputeRunningProcesses_v2, (NVML_DEV, unsigned int *infoCount, \
@@ -593,11 +597,7 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
     X(nvmlDeviceGetMPSComputeRunningProcesses_v3, (NVML_DEV, unsigned int *infoCount, \
                                                    nvmlProcessInfo_v2_t *infos)) \
     X(nvmlDeviceIsMigDeviceHandle, (NVML_DEV, unsigned int *isMigDevice)) \
-    X(nvmlDeviceGetMaxMigDeviceCount, (NVML_DEV, unsigned int *count)) \
-    X(nvmlDeviceGetMigDeviceHandleByIndex, (NVML_DEV, unsigned int index, nvmlDevice_t *migDevice)) \
-    X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, (nvmlDevice_t migDevice, nvmlDevice_t *device)) \
-    X(nvmlDeviceGetGpuInstanceId, (NVML_DEV, unsigned int *id)) \
-    X(nvmlDeviceGetComputeInstanceId, (NVML_DEV, unsigned int *id))
+    X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, (nvmlDevice_t migDevice, nvmlDevice_t *device))
 
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 

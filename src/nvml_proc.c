@@ -19,31 +19,36 @@ typedef nvmlReturn_t (*nvml_proc_fn)(nvmlDevice_t, unsigned int *, void *);
 
 enum { NVML_PROC_TRIES = 5 };
 
-static void nvml_proc_add(struct nvml_process *out, unsigned max, unsigned *n, unsigned pid,
-                          unsigned long long mem)
+static void nvml_proc_add(struct nvml_process *out, unsigned max, unsigned *n, const struct nvml_process *p)
 {
     for (unsigned i = 0; i < *n; i++)
-        if (out[i].pid == pid)
+        if (out[i].pid == p->pid) {
+            out[i].kinds |= p->kinds;
             return;
+        }
     if (*n < max)
-        out[(*n)++] = (struct nvml_process){pid, mem};
+        out[(*n)++] = *p;
 }
 
-/* Entries are read through memcpy at their offsets: pid @0, memory @8. */
-static void nvml_proc_take(const unsigned char *buf, unsigned count, size_t stride, struct nvml_process *out,
-                           unsigned max, unsigned *n)
+/* Entries are read through memcpy at their offsets: pid @0, memory @8, and
+ * from 24-byte entries on the GPU and compute instance ids @16 and @20. */
+static void nvml_proc_take(const unsigned char *buf, unsigned count, size_t stride, unsigned kind,
+                           struct nvml_process *out, unsigned max, unsigned *n)
 {
     for (unsigned i = 0; i < count; i++) {
-        unsigned int pid;
-        unsigned long long mem;
-        memcpy(&pid, buf + i * stride, sizeof pid);
-        memcpy(&mem, buf + i * stride + 8, sizeof mem);
-        nvml_proc_add(out, max, n, pid, mem);
+        struct nvml_process p = {.gi = 0xFFFFFFFFu, .ci = 0xFFFFFFFFu, .kinds = kind};
+        memcpy(&p.pid, buf + i * stride, sizeof p.pid);
+        memcpy(&p.used_memory, buf + i * stride + 8, sizeof p.used_memory);
+        if (stride >= 24) {
+            memcpy(&p.gi, buf + i * stride + 16, sizeof p.gi);
+            memcpy(&p.ci, buf + i * stride + 20, sizeof p.ci);
+        }
+        nvml_proc_add(out, max, n, &p);
     }
 }
 
-static nvmlReturn_t nvml_proc_list(nvml_proc_fn fn, size_t stride, nvmlDevice_t dev, struct nvml_process *out,
-                                   unsigned max, unsigned *n)
+static nvmlReturn_t nvml_proc_list(nvml_proc_fn fn, size_t stride, unsigned kind, nvmlDevice_t dev,
+                                   struct nvml_process *out, unsigned max, unsigned *n)
 {
     unsigned int count = 0;
     nvmlReturn_t r = fn(dev, &count, NULL);
@@ -55,7 +60,7 @@ static nvmlReturn_t nvml_proc_list(nvml_proc_fn fn, size_t stride, nvmlDevice_t 
         count = cap;
         r = fn(dev, &count, buf);
         if (r == NVML_SUCCESS)
-            nvml_proc_take(buf, count < cap ? count : cap, stride, out, max, n);
+            nvml_proc_take(buf, count < cap ? count : cap, stride, kind, out, max, n);
         free(buf);
     }
     return r;
@@ -76,7 +81,8 @@ static nvmlReturn_t nvml_proc_detail(nvmlDevice_t dev, unsigned mode, struct nvm
         if (r == NVML_SUCCESS)
             nvml_proc_take((const unsigned char *)list.procArray,
                            list.numProcArrayEntries < cap ? list.numProcArrayEntries : cap,
-                           sizeof *list.procArray, out, max, n);
+                           sizeof *list.procArray,
+                           mode == NVML_PROCESS_MODE_GRAPHICS ? NVML_PROC_GRAPHICS : NVML_PROC_COMPUTE, out, max, n);
         free(list.procArray);
         list.procArray = NULL;
     }
@@ -105,7 +111,8 @@ static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, struct nvml_p
             continue;
         nvml_proc_fn fn;
         *(void **)&fn = variants[i].fn;
-        return nvml_proc_list(fn, variants[i].stride, dev, out, max, n);
+        return nvml_proc_list(fn, variants[i].stride, graphics ? NVML_PROC_GRAPHICS : NVML_PROC_COMPUTE, dev, out,
+                              max, n);
     }
     return NVML_ERROR_FUNCTION_NOT_FOUND;
 }
