@@ -118,6 +118,18 @@ static int query_bad(bool as_smi, const char *fmt, const char *what)
     return EXIT_USAGE;
 }
 
+/* An option or command nvidia-smi has and gpumon does not (dmon, pmon, -q, topo...): as nvidia-smi,
+ * gpumon's own refusal, on standard error, since nvidia-smi would have answered; else query_bad's. */
+static int query_unknown(bool as_smi, const char *what)
+{
+    if (!as_smi)
+        return query_bad(false, "Invalid argument \"%s\".", what);
+    fprintf(stderr, "gpumon (installed as nvidia-smi) answers --query-gpu and --query-compute-apps with "
+            "--format=csv, -i, -l, -lms and -f, -L, and the summary table without arguments; \"%s\" is not "
+            "supported. Run gpumon for monitoring.\nPlease run 'nvidia-smi -h' for help.\n", what);
+    return EXIT_USAGE;
+}
+
 /* nvidia-smi's exit status for an NVML return code (its man page: 2 invalid
  * argument, 3 not supported, 4 no permission, 6 not found, 8 external power,
  * 9 driver not loaded, 10 interrupt issue, 12 no NVML library, 14 infoROM
@@ -166,13 +178,7 @@ static int query_set(void *ctx, int key, const char *v)
     case OPT_KEY_NO_VALUE:
         return query_bad(o->as_smi, "Option \"%s\" needs a value.", v);
     case OPT_KEY_UNKNOWN:
-        if (o->as_smi) {   /* gpumon's own refusal, so on standard error */
-            fprintf(stderr, "gpumon (installed as nvidia-smi) answers only --query-gpu and --query-compute-apps "
-                    "with --format=csv, -i, -l, -lms and -f; \"%s\" is not supported. Run gpumon for monitoring.\n"
-                    "Please run 'nvidia-smi -h' for help.\n", v);
-            return EXIT_USAGE;
-        }
-        return query_bad(false, "Invalid argument \"%s\".", v);
+        return query_unknown(o->as_smi, v);
     default:
         return cmd_nvml_option(&o->nvml, key, v);
     }
@@ -477,7 +483,7 @@ int cmd_query(int argc, char **argv, bool as_smi)
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
     if (first < argc)
-        return query_bad(as_smi, "Invalid argument \"%s\".", argv[first]);
+        return query_unknown(as_smi, argv[first]);
     if ((rc = query_check(&o)) != 0)
         return rc;
     return query_run(&o);
