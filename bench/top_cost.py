@@ -11,7 +11,8 @@ summed over the process's threads):
   steady    CPU per second over SECONDS (default 10) once running, with the
             times its threads were scheduled (wake-ups), and gpumon top's
             figure split by thread: the UI, the collector, and the sampler's
-            reader threads (PCIe throughput, XID events) that watch, run and
+            reader thread (PCIe throughput, only for GPUs whose driver lacks
+            the byte counters: none on the simulator's default profile) that watch, run and
             serve run too.
 
 nvtop is taken from $NVTOP, else from PATH (build it from its source with
@@ -51,7 +52,8 @@ def threads(pid):
 
 def part(pid, tid, name):
     """Which part of gpumon top a thread is: its UI (the main thread), its collector, or the sampler's
-    reader threads (PCIe throughput, XID events), which watch, run and serve have too."""
+    reader thread (PCIe throughput on drivers without the byte counters), which watch, run and serve
+    have too."""
     if tid == pid:
         return "ui"
     return "collector" if name == "top-collect" else "readers"
@@ -143,12 +145,12 @@ def main():
     print("| steady, CPU per second (wake-ups per second) | %.2f ms (%.0f) | %.2f ms (%.0f) | %.2fx |"
           % (cpu(a, "all"), wake(a, "all"), cpu(b, "all"), wake(b, "all"), cpu(a, "all") / cpu(b, "all")))
     for key, what in (("ui", "top's UI thread (drawing, keys)"), ("collector", "top's collector (sampling, rules)"),
-                      ("readers", "the sampler's reader threads (PCIe, XID events)")):
+                      ("readers", "the sampler's reader thread (PCIe, older drivers)")):
         print("| of which %s | %.2f ms (%.0f) | | |" % (what, cpu(a, key), wake(a, key)))
     if nvtop:
         print("| reference: gpumon watch (text, every second), same sampler | %.2f ms (%.0f) | | |"
               % (cpu(w, "all"), wake(w, "all")))
-        print("| of which the sampler's reader threads | %.2f ms (%.0f) | | |" % (cpu(w, "readers"), wake(w, "readers")))
+        print("| of which the sampler's reader thread | %.2f ms (%.0f) | | |" % (cpu(w, "readers"), wake(w, "readers")))
     else:
         print("(nvtop not found: set NVTOP=/path/to/nvtop to compare with it)")
 
