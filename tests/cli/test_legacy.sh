@@ -27,4 +27,15 @@ for g in rec["gpus"]:
     got = sorted((p["pid"], p["used_memory"]) for p in g["processes"])
     assert got == [(1200 + i, 20480), (1300 + i, 12288)], got
 PYEOF
+# PCIe throughput: from the byte counters (fields 197/198) on the current library, from the 20 ms
+# GetPcieThroughput calls of the slow-reader thread on the 470-era one: the same rates either way.
+printf 'gpu 0\n  name T\n  pcie.tx = const(30000)\n  pcie.rx = const(123456)\n' > "$T/pcie.scn"
+for lib in "$BUILD/sim/libnvidia-ml.so.1" "$BUILD/sim/legacy-470/libnvidia-ml.so.1"; do
+  SIM=$lib SCENARIO="$T/pcie.scn" gp watch --format jsonl --count 3 --interval 100ms > "$T/pcie.jsonl" 2>/dev/null
+  pycheck "$T/pcie.jsonl" '
+for r in recs:
+    g = r["gpus"][0]
+    assert abs(g["pcie.throughput.tx"] - 30000) <= 30 and abs(g["pcie.throughput.rx"] - 123456) <= 124, g
+'
+done
 done_tests
