@@ -5,8 +5,8 @@ what reading each costs `gpumon diagnose`, in the same run.
 
 Two `gpumon watch --format jsonl` runs record the 8-GPU straggler scenario
 side by side, one to a plain file and one to a .zst file, played 20x fast
-(GPUMON_SIM_SPEED=20, one record every 50 ms: one record per simulated
-second, as a 1 Hz log). Bytes per record times 86,400 gives bytes per day at
+(GPUMON_SIM_SPEED=20, --interval 1s of scenario time: one record every
+50 ms of wall time, stamped one simulated second apart, as a 1 Hz log). Bytes per record times 86,400 gives bytes per day at
 1 Hz. Then `gpumon diagnose` reads each log REPEAT times and the CPU per
 record is compared. Usage: bench/log_volume.py [BUILD_DIR] [RECORDS]
 (defaults: build 600)
@@ -24,7 +24,7 @@ REPEAT = 10
 
 
 def record(path):
-    return subprocess.Popen([gpumon, "watch", "--nvml", sim, "--interval", "50ms", "--count", str(records),
+    return subprocess.Popen([gpumon, "watch", "--nvml", sim, "--interval", "1s", "--count", str(records),
                              "--format", "jsonl", "--output", path], env=env, stderr=subprocess.DEVNULL)
 
 

@@ -452,7 +452,7 @@ static int query_run(const struct query_opts *o)
         rc = o->as_smi ? NVML_ERROR_NOT_FOUND : EXIT_USAGE;
         goto out;
     }
-    uint64_t step = (uint64_t)(o->loop_ms * 1e6), next = util_mono_ns();
+    uint64_t step = o->loop_ms > 0 ? sampler_step_ns(smp, o->loop_ms) : 0, next = util_mono_ns();
     for (bool first = true; sig_wait(query_signals, 0, NULL) == 0; first = false) {
         sampler_sample(smp, &rec);
         if (o->as_smi && (rc = query_smi_handles(&rec)) != 0)

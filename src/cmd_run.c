@@ -266,7 +266,7 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
     struct record rec;
     sbuf_init(&b);
     memset(&rec, 0, sizeof rec);
-    uint64_t step = (uint64_t)(o->interval_ms * 1e6), next = util_mono_ns();
+    uint64_t step = sampler_step_ns(smp, o->interval_ms), next = util_mono_ns();
     int status = 0;
     bool out_ok = true;
     for (bool last = false;;) {
@@ -449,6 +449,8 @@ int cmd_run(int argc, char **argv)
         rc = opt_usage_error("run", "%s", err);
         goto out;
     }
+    if (job.steps)
+        steps_set_speed(job.steps, nvml_clock_speed());   /* the job's times on the records' time axis */
     if (!o.attach && (rc = run_start(cmd, &job.child, &gate, &status_fd)) != 0)
         goto out;
     enum metric_id ids[METRIC_COUNT];

@@ -123,7 +123,7 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
     struct record rec;
     sbuf_init(&b);
     memset(&rec, 0, sizeof rec);
-    uint64_t step = (uint64_t)(o->interval_ms * 1e6), next = util_mono_ns();
+    uint64_t step = sampler_step_ns(smp, o->interval_ms), next = util_mono_ns();
     if (!o->output || out_is_empty(out))
         sk->ops->begin(sk, &b);
     bool stop = watch_signals_until(sk, out, &b, 0);   /* a signal during start-up */

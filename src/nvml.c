@@ -186,6 +186,7 @@ int nvml_open(const char *path, struct nvml_failure *why)
         nvml.nvmlSystemGetCudaDriverVersion(&nvml.cuda_version) != NVML_SUCCESS)
         nvml.cuda_version = 0;
     nvml.process_stride = nvml_stride_for(nvml.driver_version);
+    nvml_clock_open();
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #define GPUMON_NVML_H
 
 #include <stdbool.h>
+#include <time.h>
 #include "nvml_abi.h"
 #include "nvml_codes.h"
 
@@ -34,6 +35,8 @@ struct nvml_api {
     char driver_version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
     int cuda_version;         /* e.g. 12040; 0 when unknown */
     int process_stride;       /* bytes per _v3 process entry: 24, or 32 on 535.43-535.86 */
+    gpumonSimClock_fn sim_clock;   /* the simulator's scenario clock (nvml_clock.c); NULL on a driver */
+    double clock_speed;       /* scenario seconds per wall second; 1 when records follow the wall clock */
 };
 
 extern struct nvml_api nvml;
@@ -64,6 +67,20 @@ void nvml_close(void);
 const char *nvml_error(nvmlReturn_t r);
 
 enum { NVML_PROC_COMPUTE = 1, NVML_PROC_GRAPHICS = 2 };
+
+/*
+ * The clock records follow (nvml_clock.c). On the simulator whose scenario
+ * clock runs at a speed other than 1 (GPUMON_SIM_SPEED), records carry the
+ * scenario's time and sampling is paced in scenario seconds; on a driver, at
+ * speed 1 and on a frozen scenario (speed 0), the wall clock rules.
+ */
+/* Looks for the simulator's clock; nvml_open calls it once NVML is up. */
+void nvml_clock_open(void);
+/* Scenario seconds per wall second: 1 unless the simulator fast- (or slow-) plays. */
+double nvml_clock_speed(void);
+/* The time a record taken now carries: CLOCK_REALTIME, or the scenario's time. */
+void nvml_clock_now(struct timespec *ts);
+
 struct nvml_process {
     unsigned int pid;
     unsigned long long used_memory;   /* bytes; NVML_VALUE_NOT_AVAILABLE when unknown */

@@ -601,4 +601,14 @@ NVML_ABI_CHECK(nvmlGpmMetricsGet_t, metrics, 24);
 
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 
+/*
+ * gpumon's own extension, exported only by the simulator (sim/exports_clock.c): the scenario's clock.
+ * *speed is scenario seconds per wall second (GPUMON_SIM_SPEED: 1 unless fast-played, 0 frozen) and
+ * *epochUs the scenario's time as a wall-clock-equivalent time, microseconds since the Unix epoch (the
+ * epoch time the samples carry). Returns NVML_SUCCESS, 1 before init, 2 for a NULL pointer. The driver's
+ * library has no such symbol: the loader resolves it with dlsym and does without it.
+ */
+#define GPUMON_SIM_CLOCK_SYMBOL "gpumonSimClock"
+typedef nvmlReturn_t (*gpumonSimClock_fn)(double *speed, unsigned long long *epochUs);
+
 #endif

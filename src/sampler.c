@@ -39,7 +39,8 @@ struct sampler {
     bool stop;
     pthread_mutex_t stop_mu;
     pthread_cond_t stop_cv;
-    double slow_ms;
+    double slow_ms;             /* wall time between slow readings */
+    double speed;               /* record seconds per wall second (nvml_clock_speed) */
     const char *job_dir;        /* HPC job mapping directory; NULL none */
     uint64_t jobs_ns;           /* when it was last read (every 0.5 s at most) */
 };
@@ -173,7 +174,8 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
     struct sampler *s = xcalloc(1, sizeof *s);
     pthread_mutex_init(&s->stop_mu, NULL);
     util_cond_init_monotonic(&s->stop_cv);
-    s->slow_ms = o->slow_interval_ms > 0 ? o->slow_interval_ms : 1000;
+    s->speed = nvml_clock_speed();
+    s->slow_ms = (o->slow_interval_ms > 0 ? o->slow_interval_ms : 1000) / s->speed;
     s->processes = o->processes;
     s->job_dir = o->job_dir;
     for (int i = 0; i < (o->ids ? o->nids : METRIC_COUNT); i++)
@@ -243,6 +245,12 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
     return 0;
 }
 
+uint64_t sampler_step_ns(const struct sampler *s, double interval_ms)
+{
+    double ns = interval_ms * 1e6 / s->speed;
+    return ns >= 1 ? (uint64_t)ns : 1;
+}
+
 unsigned sampler_device_count(const struct sampler *s)
 {
     return s->ndev;
@@ -287,7 +295,7 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
 void sampler_sample(struct sampler *s, struct record *rec)
 {
     s->tick++;
-    clock_gettime(CLOCK_REALTIME, &rec->time);
+    nvml_clock_now(&rec->time);
     rec->hostname = s->hostname;
     /* Host CPU shares need jiffies to accumulate (100 per second): /proc is
      * read at most every 0.5 s and faster records repeat the latest figures. */

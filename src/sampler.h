@@ -11,12 +11,16 @@
  * metrics are read now, slow ones are copied from the thread's latest
  * reading. Call after nvml_open(); a
  * sampler opened without NVML has no GPU and samples the host only.
+ * Records carry nvml_clock_now()'s time: the scenario's on a fast-played
+ * simulator, where intervals (sampling, the slow reader's) are in scenario
+ * seconds too; the host's own cadences stay in wall time.
  */
 #ifndef GPUMON_SAMPLER_H
 #define GPUMON_SAMPLER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "gpu_attr.h"
 #include "metrics.h"
 
@@ -34,6 +38,10 @@ struct sampler;
 
 /* Returns 0, or -1 with a message in err (a bad --gpus entry). */
 int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, size_t errlen);
+/* Wall nanoseconds between records interval_ms apart in record time: the
+ * same, or interval_ms / S on the simulator playing at speed S (nvml_clock.c
+ * says when records carry the scenario's time). Commands pace with it. */
+uint64_t sampler_step_ns(const struct sampler *s, double interval_ms);
 /* Total GPUs NVML reports (before selection). */
 unsigned sampler_device_count(const struct sampler *s);
 /* Fills rec; rec->gpus points into the sampler and is valid until the next call. */

@@ -5,7 +5,8 @@
  * Every sample first drains what the driver queued since the previous one
  * (nvmlEventSetWait with a 0 ms timeout, on the sampling thread: no thread
  * of its own that would wake an idle monitor four times a second) and
- * counts each XID code per GPU with the wall time it was taken, so an
+ * counts each XID code per GPU with the time it was taken (the records'
+ * clock, nvml_clock_now: the scenario's when fast-played), so an
  * XID's time is known to within one interval; the sampler then copies the
  * counts into the record. NVML delivers nothing from before registration,
  * so counts start at zero when gpumon starts. The per-GPU list lives under
@@ -65,7 +66,7 @@ void sampler_events_drain(struct sampler_events *e)
     if (!e)
         return;
     struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
+    nvml_clock_now(&now);   /* the records' clock: the scenario's when fast-played */
     for (unsigned n = 0; n < EVENTS_MAX_DRAIN; n++) {
         nvmlEventData_t d;
         if (events_poll(e->set, &d) != NVML_SUCCESS)

@@ -65,7 +65,7 @@ void serve_collect_once(struct serve_state *st)
 void *serve_collect_main(void *arg)
 {
     struct serve_state *st = arg;
-    uint64_t step = (uint64_t)(st->interval_ms * 1e6), next = util_mono_ns() + step;
+    uint64_t step = sampler_step_ns(st->sampler, st->interval_ms), next = util_mono_ns() + step;
     while (!atomic_load(&st->stop)) {
         /* Sleep until the deadline, or until told to stop. */
         if (util_mono_ns() < next) {

@@ -20,7 +20,9 @@
  * more), its totals kept, and its slot freed. Every file seen is
  * remembered by name and by inode, so none is read twice (hard links,
  * renames) or warned about twice; rings left in a reused --steps directory
- * by processes that ended before the channel opened are not read.
+ * by processes that ended before the channel opened are not read. The
+ * job's times are its own monotonic clock's; on a simulator that fast-plays
+ * its scenario they are scaled to the records' time axis (steps_set_speed).
  */
 #include "steps.h"
 
@@ -65,6 +67,7 @@ struct steps_ring {
     double step_s, wait_s;
     uint64_t in_wait_ns, in_compute_ns;
     uint32_t hist[RECORD_STEP_NBINS];
+    double scale;                       /* record seconds per second of the job (steps_set_speed) */
 };
 
 /* Files seen: names (so a scan skips them at once) and inodes (so no file is read under two names). */
@@ -83,6 +86,7 @@ struct steps {
     unsigned nrings;
     struct steps_seen seen;
     bool warned_full;
+    double speed;                       /* steps_set_speed; 1 until set */
     unsigned long long files_bad, processes, done_steps, done_bad, done_dropped;
     struct record_rank out[STEPS_MAX_RINGS];
 };
@@ -130,6 +134,7 @@ static int steps_check_dir(const char *dir, char *err, size_t errlen)
 int steps_open(struct steps **out, const char *dir, char *err, size_t errlen)
 {
     struct steps *s = xcalloc(1, sizeof *s);
+    s->speed = 1;
     if (dir) {
         if (steps_check_dir(dir, err, errlen) != 0) {
             free(s);
@@ -305,6 +310,7 @@ static void steps_add(struct steps *s, int dfd, const char *name, int pid, uint6
     r->world = steps_i32(h + 36);
     r->consumed = steps_u64(h + 48);
     r->acc_from = now;
+    r->scale = s->speed;
     s->processes++;
 }
 
@@ -340,13 +346,13 @@ static void steps_account(struct steps_ring *r, uint64_t until)
 
 static void steps_end_step(struct steps_ring *r, uint64_t t)
 {
-    double compute = (double)(t - r->compute_t) / 1e9;
+    double compute = (double)(t - r->compute_t) / 1e9 * r->scale;
     r->steps++;
     r->total_steps++;
     r->batches += r->cur_batches;
     if (!r->wait_known)
         return;
-    double wait = (double)(r->compute_t - r->wait_t) / 1e9;
+    double wait = (double)(r->compute_t - r->wait_t) / 1e9 * r->scale;
     r->waited++;
     r->wait_s += wait;
     r->step_s += wait + compute;
@@ -461,9 +467,10 @@ static void steps_emit(struct steps_ring *r, struct record_rank *o)
 {
     *o = (struct record_rank){.pid = r->pid, .rank = r->rank, .local_rank = r->local_rank, .world = r->world,
                               .phase = r->phase, .steps = r->steps, .batches = r->batches, .waited = r->waited,
-                              .step_s = r->step_s, .wait_s = r->wait_s, .in_wait_s = (double)r->in_wait_ns / 1e9,
-                              .in_compute_s = (double)r->in_compute_ns / 1e9,
-                              .unwait_s = (double)r->unwait_ns / 1e9, .dropped = r->dropped,
+                              .step_s = r->step_s, .wait_s = r->wait_s,
+                              .in_wait_s = (double)r->in_wait_ns / 1e9 * r->scale,
+                              .in_compute_s = (double)r->in_compute_ns / 1e9 * r->scale,
+                              .unwait_s = (double)r->unwait_ns / 1e9 * r->scale, .dropped = r->dropped,
                               .bad = r->bad};
     steps_bins(r, o);
     r->steps = r->batches = r->waited = 0;
@@ -483,6 +490,13 @@ static void steps_retire(struct steps *s, unsigned i)
     if (r->pidfd >= 0)
         close(r->pidfd);
     s->rings[i] = s->rings[--s->nrings];
+}
+
+void steps_set_speed(struct steps *s, double speed)
+{
+    s->speed = speed > 0 ? speed : 1;
+    for (unsigned i = 0; i < s->nrings; i++)
+        s->rings[i].scale = s->speed;
 }
 
 void steps_fill(struct steps *s, struct record *rec, uint64_t now)

@@ -29,6 +29,11 @@ const char *steps_dir(const struct steps *s);
 /* Reads every ring up to now_ns (CLOCK_MONOTONIC) and sets r->ranks and
  * r->nranks (storage owned by s, valid until the next call). */
 void steps_fill(struct steps *s, struct record *r, uint64_t now_ns);
+/* Sets how many seconds of the records' time one second of the job's clock
+ * is: 1 (the default), or the simulator's speed when it fast-plays its
+ * scenario (nvml_clock_speed), so that the job's step and phase times share
+ * the records' time axis. */
+void steps_set_speed(struct steps *s, double speed);
 /* One line on what the channel saw ("2 processes, 4,210 steps; 3 entries dropped ..."), for the end of a run. */
 void steps_describe(const struct steps *s, char *buf, size_t len);
 void steps_close(struct steps *s);

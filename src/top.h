@@ -86,6 +86,7 @@ struct top_collector;
 struct top_collector *top_collect_start(struct sampler *s, const struct rule_config *cfg, double interval_ms,
                                         int notify_fd);
 void top_collect_set_interval(struct top_collector *c, double interval_ms);
+/* The wall time between samples, ms: the interval, over the simulator's speed when it fast-plays. */
 double top_collect_interval(const struct top_collector *c);
 /* Tree mode wants the GPU processes' ancestors in the rows. */
 void top_collect_set_tree(struct top_collector *c, bool tree);

@@ -47,7 +47,7 @@ struct top_collector {
     pthread_mutex_t wake_mu;          /* with wake_cv: a stop or a new interval ends the wait */
     pthread_cond_t wake_cv;
     atomic_bool stop, kick, tree;
-    atomic_ullong step_ns, busy_since;
+    atomic_ullong step_ns, busy_since;   /* step_ns: wall time between samples (sampler_step_ns) */
 };
 
 void top_snap_init(struct top_snap *s)
@@ -316,7 +316,7 @@ struct top_collector *top_collect_start(struct sampler *s, const struct rule_con
     c->notify_fd = notify_fd;
     top_snap_init(&c->work);
     top_snap_init(&c->pub);
-    atomic_init(&c->step_ns, (unsigned long long)(interval_ms * 1e6));
+    atomic_init(&c->step_ns, sampler_step_ns(s, interval_ms));
     pthread_mutex_init(&c->mu, NULL);
     pthread_mutex_init(&c->wake_mu, NULL);
     util_cond_init_monotonic(&c->wake_cv);
@@ -331,7 +331,7 @@ struct top_collector *top_collect_start(struct sampler *s, const struct rule_con
 void top_collect_set_interval(struct top_collector *c, double interval_ms)
 {
     pthread_mutex_lock(&c->wake_mu);
-    atomic_store(&c->step_ns, (unsigned long long)(interval_ms * 1e6));
+    atomic_store(&c->step_ns, sampler_step_ns(c->sampler, interval_ms));
     atomic_store(&c->kick, true);
     pthread_cond_signal(&c->wake_cv);
     pthread_mutex_unlock(&c->wake_mu);

@@ -34,23 +34,6 @@ $*
 PYEOF
   then ok; else fail "python check on $file: $*"; fi
 }
-# stretch FILE K: multiplies the time since the first record by K in a JSON Lines log, so a scenario
-# fast-forwarded K times (GPUMON_SIM_SPEED=K) reads as recorded in real time (the window rules and
-# their seconds then see what a live job would show).
-stretch() {
-  "$PY" - "$1" "$2" <<'PYEOF'
-import datetime as dt, json, sys
-path, k = sys.argv[1], float(sys.argv[2])
-recs = [json.loads(l) for l in open(path) if l.strip()]
-fmt = "%Y-%m-%dT%H:%M:%S.%fZ"
-t0 = dt.datetime.strptime(recs[0]["timestamp"], fmt)
-with open(path, "w") as out:
-    for r in recs:
-        t = t0 + (dt.datetime.strptime(r["timestamp"], fmt) - t0) * k
-        r["timestamp"] = t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (t.microsecond // 1000)
-        out.write(json.dumps(r, separators=(",", ":")) + "\n")
-PYEOF
-}
 # quiet_host FILE: pins host.cpu.iowait to 0.3% in a JSON Lines log. The simulated GPUs play on a real
 # host whose iowait belongs to whatever else runs (other tests, CI's own work), and a rule reads it:
 # tests that expect exact verdicts of a scenario pin it, as a quiet host would show.

@@ -1,12 +1,14 @@
 # gpumon diagnose: every bundled scenario, recorded by gpumon watch on the
-# simulator (fast-forwarded with GPUMON_SIM_SPEED, so a 3 s window holds
-# 60 s of scenario time), yields its expected verdicts; healthy yields no
-# problem; XIDs from a hand-written log; torn and malformed lines; options.
+# simulator (fast-forwarded 20x with GPUMON_SIM_SPEED: records carry the
+# scenario's clock, so 70 records 2 s apart are 140 s of a job, taken in 7 s,
+# and the default window and thresholds judge them as a live job), yields its
+# expected verdicts; healthy yields no problem; XIDs from a hand-written log;
+# torn and malformed lines; options.
 . "$(dirname "$0")/lib.sh"
 
-# record NAME SPEED [SCENARIO_FILE [COUNT]]: COUNT (70) records at 100 ms -> $T/NAME.jsonl, on a quiet host
+# record NAME SPEED [SCENARIO_FILE [COUNT]]: COUNT (70) records 2 s apart -> $T/NAME.jsonl, on a quiet host
 record() {
-  GPUMON_SIM_SPEED=$2 "$GPUMON" watch --scenario "${3:-$1}" --format jsonl --interval 100ms --count "${4:-70}" \
+  GPUMON_SIM_SPEED=$2 "$GPUMON" watch --scenario "${3:-$1}" --format jsonl --interval 2s --count "${4:-70}" \
     > "$T/$1.jsonl" 2>/dev/null || fail "$1: watch failed"
   quiet_host "$T/$1.jsonl"
 }
@@ -21,7 +23,7 @@ wait
 # verdicts NAME [ARGS]: "gpu:id,id gpu:id ..." from the JSON summary
 verdicts() {
   local name=$1; shift
-  "$GPUMON" diagnose "$T/$name.jsonl" --window 3s --format json "$@" > "$T/$name.json" 2> "$T/$name.err" \
+  "$GPUMON" diagnose "$T/$name.jsonl" --format json "$@" > "$T/$name.json" 2> "$T/$name.err" \
     || fail "$name: diagnose exit $?: $(cat "$T/$name.err")"
   "$PY" -c '
 import json, sys
@@ -64,11 +66,12 @@ v=$(verdicts xid-storm)
 check xid-storm 1 "$v" ecc-uncorrected
 check "xid-storm (live XID events)" 1 "$v" xid-critical
 check "xid-storm (live XID events)" 0 "$v" xid-app
-v=$(verdicts stalled --threshold stall.seconds=2)
-check stalled 0 "$v" stalled
-expect_match "stalled: GPU 1 fine" "$v" " 1:healthy$"
 v=$(verdicts stalled)
-check_not "stalled (default 120 s)" 0 "$v" stalled
+check "stalled (140 s, over the default 120 s)" 0 "$v" stalled
+expect_match "stalled: GPU 1 fine" "$v" " 1:healthy$"
+head -50 "$T/stalled.jsonl" > "$T/stalled-100s.jsonl"
+v=$(verdicts stalled-100s)
+check_not "stalled (100 s, under the default 120 s)" 0 "$v" stalled
 
 # JSON summary carries the figures, evidence and advice.
 pycheck "$T/small-batch.json" '
@@ -78,8 +81,14 @@ assert g["memory_peak_mib"] == 9216 and g["enough_data"] is True
 v = g["verdicts"][0]
 assert v["severity"] == "warning" and "batch" in v["advice"] and "utilization mean" in v["evidence"], v'
 
+# Played 20x fast, judged as real time: 70 records 2 s apart make 138 s of the scenario, and the
+# straggler's verdict comes once the default 30 s window holds enough of it.
+pycheck "$T/straggler.json" '
+d = recs[0]
+assert 137 <= d["duration_s"] <= 139, d["duration_s"]'
 # Text: a timeline of changes and the summary.
-out=$("$GPUMON" diagnose "$T/straggler.jsonl" --window 3s 2>&1)
+out=$("$GPUMON" diagnose "$T/straggler.jsonl" 2>&1)
+expect_match "fast-played: real-time duration" "$out" "Summary: 13[789] s of records, window 30 s, 8 GPUs"
 expect_match "text timeline" "$out" "\+[0-9]+s GPU 5 warning straggler: .*against a median of 9[0-9]%"
 expect_match "text summary" "$out" "GPU 5  NVIDIA H100 80GB HBM3 .*"$'\n'"  utilization mean 4[0-9]\.[0-9]%  p50 4[0-9]%  p95"
 expect_match "text advice" "$out" "advice: In data-parallel training"
@@ -102,7 +111,7 @@ expect_match "xid evidence" "$(cat "$T/xid.json")" "Xid 48: double-bit ECC error
 
 # A torn last line (kill -9 mid-write): a warning naming it, the rest diagnosed.
 head -c -300 "$T/healthy.jsonl" > "$T/torn.jsonl"
-"$GPUMON" diagnose "$T/torn.jsonl" --window 3s > "$T/out" 2> "$T/err"; rc=$?
+"$GPUMON" diagnose "$T/torn.jsonl" > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "torn: exit" "$rc" 0
 expect_match "torn: warning" "$(cat "$T/err")" "torn.jsonl:70: the last line is incomplete"
 expect_match "torn: still diagnosed" "$(cat "$T/out")" "OK +healthy: "
@@ -115,9 +124,9 @@ expect_match "malformed: message" "$(cat "$T/err")" "bad.jsonl:6: gpus\[0\]: \"u
 # Too little data: no verdict, said so.
 head -5 "$T/healthy.jsonl" > "$T/short.jsonl"
 out=$("$GPUMON" diagnose "$T/short.jsonl" 2>&1)
-expect_match "short log" "$out" "no verdict: 0 s of data is too little for the 30 s window"
+expect_match "short log" "$out" "no verdict: 8 s of data is too little for the 30 s window"
 # Standard input.
-out=$("$GPUMON" diagnose - --window 3s < "$T/power-cap.jsonl" 2>&1)
+out=$("$GPUMON" diagnose - < "$T/power-cap.jsonl" 2>&1)
 expect_match "stdin" "$out" "power-throttle"
 
 # Time order: an older log appended, or a reversed log: the records that go

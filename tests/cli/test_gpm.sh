@@ -1,15 +1,14 @@
 # GPM (SM, tensor, DRAM activity on Hopper and newer) end to end on the simulator: every output, the
 # reasons it is missing, the 100 ms pair rule at fast intervals, the exporter's and dcgm's names, and
-# the verdicts on the bundled scenarios written for it (logs fast-forwarded 20x, then stretched back
-# to real time, so window rules see minutes of a job).
+# the verdicts on the bundled scenarios written for it (logs fast-forwarded 20x: records carry the
+# scenario's clock, so window rules see minutes of a job).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prom.sh"
 
 # log SCENARIO RECORDS: $T/SCENARIO.jsonl, RECORDS seconds of scenario time at 1 s per record
 log() {
-  GPUMON_SIM_SPEED=20 SCENARIO="$SCN/$1.scn" gp watch --format jsonl --count "$2" --interval 50ms \
+  GPUMON_SIM_SPEED=20 SCENARIO="$SCN/$1.scn" gp watch --format jsonl --count "$2" --interval 1s \
     > "$T/$1.jsonl" 2> /dev/null || fail "$1: gpumon watch failed"
-  stretch "$T/$1.jsonl" 20
   quiet_host "$T/$1.jsonl"
 }
 verdicts() { "$GPUMON" diagnose "$T/$1.jsonl" 2>&1; }

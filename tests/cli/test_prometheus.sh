@@ -25,9 +25,9 @@ mkdir "$T/jobs"
 for g in 0 1 2 3; do echo 7001 > "$T/jobs/$g"; done
 for g in 4 5 6 7; do echo 7002 > "$T/jobs/$g"; done
 serve straggler "$PB" --scenario straggler --hpc-job-mapping-dir "$T/jobs"
-start xid env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$C" --interval 200ms --nvml "$SIM" \
+start xid env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$C" --interval 4s --nvml "$SIM" \
   --scenario xid-storm --web.config.file "$T/web-config.yml" --window 10m   # its XID verdicts hold all test long
-start lost env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$D" --interval 200ms --nvml "$SIM" \
+start lost env GPUMON_SIM_SPEED=20 "$GPUMON" serve --web.listen-address "$D" --interval 4s --nvml "$SIM" \
   --scenario gpu-lost
 
 # Prometheus's configuration: the gpumon-tls job is the shipped TLS example's,

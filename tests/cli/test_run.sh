@@ -3,11 +3,11 @@
 # summary go to stderr; --output is watch's JSON Lines and diagnose agrees;
 # exit status propagation; signal forwarding; no start without NVML.
 . "$(dirname "$0")/lib.sh"
-export GPUMON_SIM_SPEED=20
+export GPUMON_SIM_SPEED=20   # records 2 s apart of the scenario every 0.1 s: 7 s make 140 s of a job
 gr() { "$GPUMON" run --nvml "$SIM" "$@"; }   # (gp would add --nvml after the command)
 
 # The CPU-bound input case: the "training" command keeps one core busy.
-"$GPUMON" run --scenario input-bound --interval 100ms --window 3s --output "$T/ib.jsonl" \
+"$GPUMON" run --scenario input-bound --interval 2s --output "$T/ib.jsonl" \
   --report "$T/ib.html" -- sh -c 'timeout 7 sh -c "while :; do :; done"; exit 3' > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "run exit status is the command's" "$rc" 3
 expect_eq "run leaves stdout to the command" "$(cat "$T/out")" ""
@@ -27,10 +27,10 @@ assert max(busy) >= 0.9, busy
 assert recs[-1]["host"]["job.processes"] == 0, recs[-1]["host"]
 assert all(set(r) == {"timestamp", "hostname", "host", "gpus"} for r in recs)
 assert "processes" in recs[0]["gpus"][0] and "utilization.gpu.idle_share" in recs[0]["gpus"][0]'
-expect_match "diagnose of run's log" "$("$GPUMON" diagnose "$T/ib.jsonl" --window 3s 2>&1)" "WARNING +input-bound-cpu"
+expect_match "diagnose of run's log" "$("$GPUMON" diagnose "$T/ib.jsonl" 2>&1)" "WARNING +input-bound-cpu"
 
 # A command that does not keep the CPU busy on a steady low GPU: small batch, not input-bound.
-"$GPUMON" run --scenario small-batch --interval 100ms --window 3s -- sleep 5 > /dev/null 2> "$T/err"; rc=$?
+"$GPUMON" run --scenario small-batch --interval 2s -- sleep 5 > /dev/null 2> "$T/err"; rc=$?
 expect_eq "sleep exit" "$rc" 0
 expect_match "small batch" "$(cat "$T/err")" "GPU 0 warning small-batch"
 expect_no_match "not input-bound" "$(cat "$T/err")" "input-bound"
@@ -41,26 +41,26 @@ dd if=/dev/zero of="$T/neighbour.bin" bs=1M count=64 2> /dev/null
    dd if="$T/neighbour.bin" of=/dev/null bs=64k iflag=direct 2> /dev/null || cat "$T/neighbour.bin" > /dev/null
  done) &
 neighbour=$!
-"$GPUMON" run --scenario small-batch --interval 100ms --window 3s --output "$T/nb.jsonl" -- sleep 5 > /dev/null 2> "$T/err"
+"$GPUMON" run --scenario small-batch --interval 2s --output "$T/nb.jsonl" -- sleep 5 > /dev/null 2> "$T/err"
 kill $neighbour 2> /dev/null; wait $neighbour 2> /dev/null
 expect_match "neighbour's I/O: small batch" "$(cat "$T/err")" "GPU 0 warning small-batch"
 expect_no_match "neighbour's I/O: not input-bound" "$(cat "$T/err")" "input-bound"
 pycheck "$T/nb.jsonl" 'assert all(r["host"]["job.io.read"] == 0 for r in recs[1:]), [r["host"]["job.io.read"] for r in recs]'
 
 # Exit status: the command's, 128+signal, 127 not found.
-gr --interval 100ms -- sh -c 'exit 7' > /dev/null 2>&1; expect_eq "exit 7" "$?" 7
-gr --interval 100ms -- sh -c 'kill -TERM $$' > /dev/null 2>&1; expect_eq "killed by TERM" "$?" 143
+gr --interval 2s -- sh -c 'exit 7' > /dev/null 2>&1; expect_eq "exit 7" "$?" 7
+gr --interval 2s -- sh -c 'kill -TERM $$' > /dev/null 2>&1; expect_eq "killed by TERM" "$?" 143
 gr -- /nonexistent/train > /dev/null 2> "$T/err"; rc=$?
 expect_eq "not found" "$rc" 127
 expect_match "not found message" "$(cat "$T/err")" "cannot run /nonexistent/train: No such file or directory"
 # Options run does not know come before --; after it, everything is the command's.
-gr --interval 100ms -- sh -c 'echo "$@"' sh --window x > "$T/out" 2>/dev/null
+gr --interval 2s -- sh -c 'echo "$@"' sh --window x > "$T/out" 2>/dev/null
 expect_eq "arguments after --" "$(cat "$T/out")" "--window x"
 gr > /dev/null 2> "$T/err"; expect_eq "no command" "$?" 2
 expect_match "no command message" "$(cat "$T/err")" "give the command to run"
 # No NVML: a monitor never stops the work it watches: the command runs, gpumon
 # says once why it cannot watch the GPUs, and the status is the command's.
-"$GPUMON" run --nvml /nonexistent/libnvidia-ml.so.1 --interval 100ms -- sh -c "touch '$T/started'; exit 7" \
+"$GPUMON" run --nvml /nonexistent/libnvidia-ml.so.1 --interval 2s -- sh -c "touch '$T/started'; exit 7" \
   > /dev/null 2> "$T/err"; rc=$?
 expect_eq "no NVML: the command's status" "$rc" 7
 [ -e "$T/started" ] && ok || fail "the command did not run without NVML"
@@ -73,7 +73,7 @@ gr --gpus 9 -- touch "$T/started" > /dev/null 2>&1; expect_eq "bad --gpus" "$?" 
 
 # Signal forwarding: TERM and HUP reach the command, which decides how to end.
 for sig in TERM HUP; do
-  "$GPUMON" run --nvml "$SIM" --interval 100ms -- sh -c \
+  "$GPUMON" run --nvml "$SIM" --interval 2s -- sh -c \
     "trap 'echo $sig > \"$T/got\"; exit 42' $sig; while :; do sleep 0.05; done" > /dev/null 2>&1 &
   pid=$!
   sleep 1.5
@@ -85,7 +85,7 @@ for sig in TERM HUP; do
 done
 # SIGINT too (job control on, so the background job does not start with SIGINT ignored).
 set -m
-"$GPUMON" run --nvml "$SIM" --interval 100ms -- sh -c "trap 'exit 5' INT; while :; do sleep 0.05; done" \
+"$GPUMON" run --nvml "$SIM" --interval 2s -- sh -c "trap 'exit 5' INT; while :; do sleep 0.05; done" \
   > /dev/null 2>&1 &
 pid=$!
 set +m
@@ -100,7 +100,7 @@ for opt in --interval --gpus --output --report --no-processes --window --thresho
 done
 # A command that leaves processes behind: gpumon says so, by pid, and stops
 # (it does not hang on them); the status is still the command's.
-"$GPUMON" run --nvml "$SIM" --interval 100ms -- sh -c 'sleep 60 & echo $! > "$0"; sleep 0.3; exit 5' "$T/left.pid" \
+"$GPUMON" run --nvml "$SIM" --interval 2s -- sh -c 'sleep 60 & echo $! > "$0"; sleep 0.3; exit 5' "$T/left.pid" \
   > /dev/null 2> "$T/err"; rc=$?
 expect_eq "leftovers: the command's status" "$rc" 5
 left=$(cat "$T/left.pid")

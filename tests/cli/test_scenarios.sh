@@ -11,7 +11,7 @@ for f in "$SCN"/*.scn; do
   expect_eq "$name: gpumon exit" "$rc" "$want"
 done
 
-# sample SCENARIO START COUNT INTERVAL [SPEED] -> $T/SCENARIO.jsonl
+# sample SCENARIO START COUNT INTERVAL [SPEED] -> $T/SCENARIO.jsonl (INTERVAL in scenario time)
 sample() {
   GPUMON_SIM_START=$2 GPUMON_SIM_SPEED=${5:-1} SCENARIO="$SCN/$1.scn" \
     gp watch --format jsonl --count "$3" --interval "$4" > "$T/$1.jsonl" 2>/dev/null \
@@ -28,7 +28,7 @@ for i in range(len(recs[0]['gpus'])):
     m = mean(util(r, i) for r in recs)
     assert 85 <= m <= 98, ('healthy mean', i, m)
 "
-sample input-bound 30 4 1s 3   # each 1 s record spans 3 s of scenario time
+sample input-bound 30 4 3s 3   # records 3 s of scenario time apart, taken 1 s apart
 pycheck "$T/input-bound.jsonl" "$COMMON
 for r in recs[1:]:
     g = r['gpus'][0]
@@ -41,7 +41,7 @@ assert 28 <= m <= 42, m
 assert max(util(r) for r in recs) < 55
 "
 # OOM: memory climbs to the total, then the process disappears.
-sample oom 0 60 100ms 40
+sample oom 0 60 4s 40   # 4 min of scenario in 6 s
 pycheck "$T/oom.jsonl" "$COMMON
 g0 = [r['gpus'][0] for r in recs]
 frac = [g['memory.used'] / g['memory.total'] for g in g0]

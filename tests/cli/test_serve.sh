@@ -128,7 +128,7 @@ expect_eq "a lost GPU's values vanish" "$(grep -c "^gpumon_gpu_utilization_ratio
 expect_eq "its identity stays" "$(grep -c "^gpumon_gpu_info{gpu=\"$lg\"" "$T/l.txt")" 1
 expect_match "Xid 79 counted on it" "$(cat "$T/l.txt")" "gpumon_gpu_xid_errors_total\{gpu=\"$lg\",[^}]*xid=\"79\"\} 1"
 kill "$LASTPID"; wait "$LASTPID"
-GPUMON_SIM_SPEED=10 GPUMON_SIM_SCENARIO="$SCN/xid-storm.scn" serve xid --interval 100ms
+GPUMON_SIM_SPEED=10 GPUMON_SIM_SCENARIO="$SCN/xid-storm.scn" serve xid --interval 1s   # 0.1 s apart in wall time
 sleep 3
 curl -s "http://127.0.0.1:$PORT/metrics" > "$T/x.txt"
 n31=$(metric "$T/x.txt" 'gpumon_gpu_xid_errors_total\{gpu="0",[^}]*xid="31"\}')

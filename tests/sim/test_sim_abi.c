@@ -22,6 +22,7 @@ int tsim_run_scenarios(void);
 int tsim_run_parse(void);
 int tsim_run_variants(void);
 int tsim_run_clients(void);
+int tsim_run_realism(void);
 
 /* Number of leading bytes a call may have touched: index of the last non-0xAB byte + 1. */
 static size_t abi_touched(const unsigned char *buf, size_t len)
@@ -305,6 +306,7 @@ int main(int argc, char **argv)
         { "faults", tsim_run_faults },     { "events", tsim_run_events },
         { "scenarios", tsim_run_scenarios }, { "parse", tsim_run_parse },
         { "variants", tsim_run_variants }, { "clients", tsim_run_clients },
+        { "realism", tsim_run_realism },
     };
     int missing, failed = 0, ran = 0;
 
@@ -320,7 +322,7 @@ int main(int argc, char **argv)
         ran++;
     }
     if (!ran) {
-        fprintf(stderr, "usage: test_sim_abi [abi|protocols|faults|events|scenarios|parse|variants|clients]\n");
+        fprintf(stderr, "usage: test_sim_abi [abi|protocols|faults|events|scenarios|parse|variants|clients|realism]\n");
         return 2;
     }
     return failed ? 1 : 0;
