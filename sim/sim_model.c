@@ -3,12 +3,17 @@
  *
  * Defaults for a metric without a signal follow util.gpu (u, 0..100):
  * util.mem 0.4u, temperature 35 + 0.4u C, fan 30 + 0.4u %, power
- * idle + (0.85 limit - idle) u/100 W with idle = max(25 W, 0.1 limit),
- * pstate 0 when busy else 8, PCIe tx/rx 200u / 800u KB/s, clock-event
- * reasons GpuIdle (0x1) when u == 0, clocks at max when busy (SM/graphics
- * 210 MHz and video 555 MHz when idle, memory always at max). Clocks
- * without a signal drop with active reasons: power brake x0.5, thermal or
- * HW slowdown x0.6, SW power cap x0.85. Energy is the integral of power
+ * idle + (0.85 limit - idle) u/100 W with the board's idle power (else
+ * max(25 W, 0.1 limit)), pstate 0 when busy else 8, PCIe tx/rx 200u /
+ * 800u KB/s, clock-event reasons GpuIdle (0x1) when u == 0, clocks at max
+ * when busy and at the board's idle clocks when idle (sim_board.c: an
+ * H100's SM 345 MHz with its HBM at max, a GDDR board's memory down to
+ * 405 MHz). SM, graphics and video clocks without a signal drop with
+ * active reasons: power brake x0.5, thermal or HW slowdown x0.6, SW power
+ * cap x0.85; the memory clock stays where it is, as on the hardware. A
+ * process's memory moves in whole 2 MiB pages, its signal read at 100 ms
+ * ticks of scenario time (an allocator grows in steps; two calls within a
+ * tick agree; a step at a whole second or tenth stays where it is). Energy is the integral of power
  * since scenario time 0, the NVLink and PCIe byte counters the integrals of
  * their rates, and ECC counters report the maximum seen, so all only grow.
  * GPM metrics hold the hardware's order at every instant, signal or not:
@@ -22,10 +27,14 @@
 #include "sim_model.h"
 
 #include "nvml_abi.h"
+#include "sim_board.h"
 #include "sim_signal.h"
 #include "sim_state.h"
 
 #include <math.h>
+
+#define SIM_MODEL_PAGE 2097152.0   /* bytes: the driver maps GPU memory in 2 MiB pages */
+#define SIM_MODEL_ALLOC_US 100000  /* a process's memory changes at most every 100 ms of scenario time */
 
 static const struct sim_gpu *model_gpu(unsigned int gpu)
 {
@@ -67,7 +76,7 @@ double sim_model_metric(unsigned int gpu, enum sim_metric m, long long t_us)
         return 30.0 + 0.4 * u;
     case SIM_M_POWER:
         limit_w = g->enforced_limit_mw / 1000.0;
-        idle_w = fmax(25.0, 0.1 * limit_w);
+        idle_w = g->board->idle_w ? (double)g->board->idle_w : fmax(25.0, 0.1 * limit_w);
         return idle_w + fmax(0.0, 0.85 * limit_w - idle_w) * u / 100.0;
     case SIM_M_PSTATE:
         return u > 0 ? 0 : 8;
@@ -100,8 +109,15 @@ unsigned int sim_model_clock(unsigned int gpu, enum sim_clock clk, long long t_u
     if (has)
         return (unsigned int)llround(v);
     v = g->clock_max[clk];
-    if (clk != SIM_CLK_MEM && sim_model_metric(gpu, SIM_M_UTIL_GPU, t_us) <= 0)
-        v = fmin(v, clk == SIM_CLK_VIDEO ? 555.0 : 210.0);
+    if (sim_model_metric(gpu, SIM_M_UTIL_GPU, t_us) <= 0) {
+        unsigned int idle = clk == SIM_CLK_VIDEO ? g->board->idle_video_mhz
+                          : clk == SIM_CLK_MEM   ? g->board->idle_mem_mhz
+                                                 : g->board->idle_sm_mhz;
+        if (idle)
+            v = fmin(v, (double)idle);
+    }
+    if (clk == SIM_CLK_MEM)
+        return (unsigned int)llround(v);   /* throttling slows the SMs, not the memory */
     reasons = sim_model_reasons(gpu, t_us);
     if (reasons & NVML_CLOCKS_THROTTLE_HW_POWER_BRAKE)
         factor = 0.5;
@@ -197,7 +213,9 @@ unsigned long long sim_model_proc_memory(unsigned int gpu, size_t i, long long t
 
     if (p->memory.nterms == 0)
         return 536870912ull;
+    t_us -= t_us % SIM_MODEL_ALLOC_US;   /* the allocator's state at the start of its tick */
     v = sim_signal_eval(&p->memory, sim_state.sc->seed, gpu, 1000u + (unsigned int)i, t_us, sim_state.period_us);
+    v = ceil(v / SIM_MODEL_PAGE) * SIM_MODEL_PAGE;   /* whole pages */
     return (unsigned long long)model_clamp(v, 0.0, (double)(g->memory_total - g->memory_reserved));
 }
 

@@ -184,6 +184,7 @@ struct sim_fault {
 #define SIM_SET_NVLINKS 0x40u
 #define SIM_SET_BAR1 0x80u
 #define SIM_SET_VBIOS 0x100u
+#define SIM_SET_FANS 0x200u
 
 enum sim_clock { SIM_CLK_GRAPHICS, SIM_CLK_SM, SIM_CLK_MEM, SIM_CLK_VIDEO, SIM_CLK_COUNT };
 
@@ -201,7 +202,7 @@ struct sim_gpu {
     unsigned int clock_max[SIM_CLK_COUNT];
     unsigned int temp_threshold[4];          /* shutdown, slowdown, mem_max, gpu_max (C) */
     unsigned int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
-    unsigned int num_fans;
+    unsigned int num_fans;          /* the board's unless SIM_SET_FANS */
     int ecc_enabled;
     int gpm;                        /* GPM: 1 on, 0 off, -1 by the name (Hopper and newer) */
     const struct sim_board *board;  /* the row of the name (sim_board.h), set after parsing */

@@ -194,6 +194,10 @@ void sim_scenario_finish_gpu(const struct sim_scenario *sc, struct sim_gpu *g, u
         g->nvlinks = g->board->nvlinks;
     if (!(g->set & SIM_SET_BAR1))
         g->bar1_total = (unsigned long long)g->board->bar1_mib << 20;
+    if (!(g->set & SIM_SET_FANS))
+        g->num_fans = g->board->fans;
+    if (!(g->set & SIM_SET_SERIAL) && !g->board->serial)
+        g->unsupported |= 1u << SIM_F_SERIAL;   /* GeForce boards have none: nvidia-smi shows [N/A] */
     if (g->pci_subsystem_id == 0)
         g->pci_subsystem_id = ((0x1400u + (g->pci_device_id >> 20)) << 16) | 0x10DEu;
     if (!(g->set & SIM_SET_ENFORCED))

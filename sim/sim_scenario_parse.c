@@ -514,6 +514,7 @@ static int parse_gpu_key(struct sim_parse *p, const char *key, const char *v, st
         if (parse_uint(p, v, 0, 16, &u, "fans") < 0)
             return -1;
         g->num_fans = (unsigned int)u;
+        g->set |= SIM_SET_FANS;
         return 0;
     }
     if (strcmp(key, "ecc") == 0)

@@ -2,9 +2,11 @@
  * test_sim_realism.c: the "realism" group: the scenario's clock as gpumon
  * reads it (gpumonSimClock: the speed, an epoch time that starts at the wall
  * time of init and runs SPEED times as fast, frozen at 0, exported by every
- * variant), and the simulator's likeness to the captured hardware in
- * /work/shared/captures (nvidia-smi of an H100 SXM, an L40S and a GeForce
- * RTX 2080 SUPER).
+ * variant), and the simulator's likeness to nvidia-smi captures of real
+ * boards (an H100 SXM, an L40S, a GeForce RTX 2080 SUPER): process memory
+ * in 2 MiB pages at 100 ms ticks, the memory clock unthrottled, idle
+ * clocks and power per board, no fan on SXM and passive boards, no serial
+ * on GeForce boards.
  */
 #include "test_sim.h"
 
@@ -60,10 +62,131 @@ static void test_clock(void **state)
     assert_non_null(tsim_sym(&old, GPUMON_SIM_CLOCK_SYMBOL));
 }
 
+/* Memory used on GPU 0 at scenario time start (a frozen clock). */
+static unsigned long long real_used_at(const char *scn, size_t len, double start)
+{
+    nvmlMemory_t m;
+
+    tsim_up(tsim_write(scn, len), 0, start);
+    assert_int_equal(L.nvmlDeviceGetMemoryInfo(tsim_dev(0), &m), NVML_SUCCESS);
+    tsim_down();
+    return m.used;
+}
+
+static void test_memory_steps(void **state)
+{
+    /* 100 GiB over 1000 s: 10.24 MiB per 100 ms tick */
+    static const char scn[] = "gpu 0\n  name NVIDIA H100 80GB HBM3\n  memory_total 200 GiB\n"
+                              "  process 7 train memory=ramp(1 GiB, 101 GiB, 0, 1000)\n";
+    const unsigned long long page = 2ull << 20;
+    unsigned long long a = real_used_at(scn, sizeof(scn) - 1, 33.3), b, c;
+    nvmlMemory_t m1, m2;
+
+    (void)state;
+    b = real_used_at(scn, sizeof(scn) - 1, 33.39);        /* the same tick */
+    c = real_used_at(scn, sizeof(scn) - 1, 33.4);         /* the next one */
+    assert_int_equal(a % page, 0);
+    assert_int_equal(c % page, 0);
+    assert_int_equal(a, b);
+    assert_true(c >= a + 4 * page && c <= a + 6 * page);
+    tsim_up(tsim_write(scn, sizeof(scn) - 1), 1, 40);     /* live: two calls a moment apart agree */
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(L.nvmlDeviceGetMemoryInfo(tsim_dev(0), &m1), NVML_SUCCESS);
+        assert_int_equal(L.nvmlDeviceGetMemoryInfo(tsim_dev(0), &m2), NVML_SUCCESS);
+        assert_true(m2.used == m1.used || m2.used >= m1.used + 4 * page);   /* equal, or a tick passed */
+        assert_int_equal(m1.used % page, 0);
+    }
+    tsim_down();
+}
+
+static void test_memory_clock_not_throttled(void **state)
+{
+    static const char scn[] = "gpu 0-2\n  name NVIDIA H100 80GB HBM3\n  clock_max sm=1980 mem=2619 graphics=1980 "
+                              "video=1545\n  util.gpu = const(95)\n"
+                              "gpu 0\n  clocks_event_reasons = const(0x4)\n"      /* SW power cap */
+                              "gpu 1\n  clocks_event_reasons = const(0x40)\n"     /* HW thermal */
+                              "gpu 2\n  clocks_event_reasons = const(0x40)\n  clock.mem = const(1600)\n";
+    unsigned int sm, mem;
+
+    (void)state;
+    tsim_up(tsim_write(scn, sizeof(scn) - 1), 0, 10);
+    assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(0), NVML_CLOCK_SM, &sm), NVML_SUCCESS);
+    assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(0), NVML_CLOCK_MEM, &mem), NVML_SUCCESS);
+    assert_int_equal(sm, 1683);                                    /* 1980 x 0.85 */
+    assert_int_equal(mem, 2619);
+    assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(1), NVML_CLOCK_SM, &sm), NVML_SUCCESS);
+    assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(1), NVML_CLOCK_MEM, &mem), NVML_SUCCESS);
+    assert_int_equal(sm, 1188);                                    /* 1980 x 0.6 */
+    assert_int_equal(mem, 2619);
+    assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(2), NVML_CLOCK_MEM, &mem), NVML_SUCCESS);
+    assert_int_equal(mem, 1600);                                   /* unless the scenario says otherwise */
+    tsim_down();
+}
+
+static void test_idle_by_board(void **state)
+{
+    /* idle (no util signal): the captures' idle clocks and power per board */
+    static const char scn[] = "gpu 0\n  name NVIDIA H100 80GB HBM3\n  power_limit 700 W\n"
+                              "  clock_max sm=1980 mem=2619 graphics=1980 video=1545\n"
+                              "gpu 1\n  name NVIDIA L40S\n  power_limit 350 W\n"
+                              "  clock_max sm=2520 mem=9001 graphics=2520 video=1965\n"
+                              "gpu 2\n  name NVIDIA GeForce RTX 2080 SUPER\n  power_limit 250 W\n"
+                              "  clock_max sm=2145 mem=7751 graphics=2145 video=1995\n"
+                              "gpu 3\n  name NVIDIA A100-SXM4-80GB\n  power_limit 400 W\n";
+    static const struct { unsigned int sm, mem, video, mw; } want[] = {
+        { 345, 2619, 765, 70000 }, { 210, 405, 555, 37000 }, { 300, 405, 540, 38000 }, { 210, 1593, 555, 40000 },
+    };
+    unsigned int v;
+
+    (void)state;
+    tsim_up(tsim_write(scn, sizeof(scn) - 1), 0, 10);
+    for (unsigned int i = 0; i < 4; i++) {
+        assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(i), NVML_CLOCK_SM, &v), NVML_SUCCESS);
+        assert_int_equal(v, want[i].sm);
+        assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(i), NVML_CLOCK_GRAPHICS, &v), NVML_SUCCESS);
+        assert_int_equal(v, want[i].sm);
+        assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(i), NVML_CLOCK_MEM, &v), NVML_SUCCESS);
+        assert_int_equal(v, want[i].mem);
+        assert_int_equal(L.nvmlDeviceGetClockInfo(tsim_dev(i), NVML_CLOCK_VIDEO, &v), NVML_SUCCESS);
+        assert_int_equal(v, want[i].video);
+        assert_int_equal(L.nvmlDeviceGetPowerUsage(tsim_dev(i), &v), NVML_SUCCESS);
+        assert_int_equal(v, want[i].mw);
+    }
+    tsim_down();
+}
+
+static void test_serial_and_fans(void **state)
+{
+    static const char scn[] = "gpu 0\n  name NVIDIA H100 80GB HBM3\n"
+                              "gpu 1\n  name NVIDIA L40S\n"
+                              "gpu 2\n  name NVIDIA GeForce RTX 2080 SUPER\n"
+                              "gpu 3\n  name NVIDIA GeForce RTX 2080 SUPER\n  serial 0324118012345\n"
+                              "gpu 4\n  name NVIDIA H200\n  fans 2\n";
+    char serial[32];
+    unsigned int v;
+
+    (void)state;
+    tsim_up(tsim_write(scn, sizeof(scn) - 1), 0, 1);
+    assert_int_equal(L.nvmlDeviceGetFanSpeed(tsim_dev(0), &v), NVML_ERROR_NOT_SUPPORTED);   /* SXM: no fan */
+    assert_int_equal(L.nvmlDeviceGetFanSpeed(tsim_dev(1), &v), NVML_ERROR_NOT_SUPPORTED);   /* passive */
+    assert_int_equal(L.nvmlDeviceGetFanSpeed(tsim_dev(2), &v), NVML_SUCCESS);
+    assert_int_equal(L.nvmlDeviceGetFanSpeed(tsim_dev(4), &v), NVML_SUCCESS);               /* fans 2 */
+    assert_int_equal(L.nvmlDeviceGetSerial(tsim_dev(0), serial, sizeof(serial)), NVML_SUCCESS);
+    assert_int_equal(L.nvmlDeviceGetSerial(tsim_dev(1), serial, sizeof(serial)), NVML_SUCCESS);
+    assert_int_equal(L.nvmlDeviceGetSerial(tsim_dev(2), serial, sizeof(serial)), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(L.nvmlDeviceGetSerial(tsim_dev(3), serial, sizeof(serial)), NVML_SUCCESS);   /* said */
+    assert_string_equal(serial, "0324118012345");
+    tsim_down();
+}
+
 int tsim_run_realism(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_memory_steps),
+        cmocka_unit_test(test_memory_clock_not_throttled),
+        cmocka_unit_test(test_idle_by_board),
+        cmocka_unit_test(test_serial_and_fans),
     };
     return cmocka_run_group_tests_name("sim_realism", tests, NULL, NULL);
 }
