@@ -51,7 +51,7 @@ struct record_proc {
 struct record_xid {
     unsigned int code;
     unsigned long long count;
-    struct timespec last;       /* wall clock of the latest occurrence */
+    struct timespec last;       /* the latest occurrence, on the records' clock (wall, or a fast-played scenario's) */
 };
 
 struct record_gpu {
@@ -88,7 +88,7 @@ struct record_rank {
 };
 
 struct record {
-    struct timespec time;       /* wall clock, UTC */
+    struct timespec time;       /* wall clock, UTC (a fast-played simulator's scenario time: nvml_clock.c) */
     const char *hostname;
     struct value host[RECORD_MAX_METRICS];  /* host-scope metrics, by enum metric_id */
     unsigned int ngpus;

@@ -95,6 +95,17 @@ pycheck "$T/wo.jsonl" '
 w = sum(k["in_wait_s"] - k["unwait_s"] for r in recs for k in r.get("steps", []))
 c = sum(k["in_compute_s"] for r in recs for k in r.get("steps", []))
 assert 0.40 < w / (w + c) < 0.60, (w, c)'
+# On a simulator played 10x fast the job's times join the records' (scenario) time axis: its 20 ms
+# steps read 0.2 s, as its phases fill the 1 s between records taken 0.1 s apart.
+rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
+GPUMON_SIM_SPEED=10 "$GPUMON" run --interval 1s --nvml "$SIM" --steps "$T/ch" -o "$T/fast.jsonl" -- \
+  "$PY" "$RING" "$T/ch" wait-out > /dev/null 2>&1
+pycheck "$T/fast.jsonl" '
+ks = [k for r in recs for k in r.get("steps", [])]
+mean = sum(k["step_s"] for k in ks) / sum(k["waited"] for k in ks)
+assert 0.15 < mean < 0.4, mean
+busy = sorted(k["in_wait_s"] + k["in_compute_s"] for k in ks if k["n"])[1:-1]   # whole records in the loop
+assert busy and 0.7 < busy[len(busy) // 2] < 1.3, busy'
 
 # --- attach: a running process, stopped by SIGINT or by its own end ---
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
