@@ -11,9 +11,11 @@
  * 405 MHz). SM, graphics and video clocks without a signal drop with
  * active reasons: power brake x0.5, thermal or HW slowdown x0.6, SW power
  * cap x0.85; the memory clock stays where it is, as on the hardware. A
- * process's memory moves in whole 2 MiB pages, its signal read at 100 ms
- * ticks of scenario time (an allocator grows in steps; two calls within a
- * tick agree; a step at a whole second or tenth stays where it is). Energy is the integral of power
+ * process's memory moves from its first value in whole 2 MiB pages, its
+ * signal read at 100 ms ticks of scenario time (an allocator grows in
+ * steps; two calls within a tick agree; a step at a whole second or tenth
+ * stays where it is; a constant is reported as given, odd MiB included,
+ * as real processes show). Energy is the integral of power
  * since scenario time 0, the NVLink and PCIe byte counters the integrals of
  * their rates, and ECC counters report the maximum seen, so all only grow.
  * GPM metrics hold the hardware's order at every instant, signal or not:
@@ -209,13 +211,16 @@ unsigned long long sim_model_proc_memory(unsigned int gpu, size_t i, long long t
 {
     const struct sim_gpu *g = model_gpu(gpu);
     const struct sim_process *p = &g->procs[i];
-    double v;
+    double v, v0, d;
 
     if (p->memory.nterms == 0)
         return 536870912ull;
     t_us -= t_us % SIM_MODEL_ALLOC_US;   /* the allocator's state at the start of its tick */
     v = sim_signal_eval(&p->memory, sim_state.sc->seed, gpu, 1000u + (unsigned int)i, t_us, sim_state.period_us);
-    v = ceil(v / SIM_MODEL_PAGE) * SIM_MODEL_PAGE;   /* whole pages */
+    v0 = sim_signal_eval(&p->memory, sim_state.sc->seed, gpu, 1000u + (unsigned int)i, p->start_us,
+                         sim_state.period_us);
+    d = v - v0;                          /* what it took (or gave back) since its start, in whole pages */
+    v = v0 + (d >= 0 ? ceil(d / SIM_MODEL_PAGE) : -ceil(-d / SIM_MODEL_PAGE)) * SIM_MODEL_PAGE;
     return (unsigned long long)model_clamp(v, 0.0, (double)(g->memory_total - g->memory_reserved));
 }
 

@@ -5,10 +5,12 @@
  * both, and the rate is the change since the base reading over the time
  * between them, taken once the pair is PCIE_MIN_PAIR_NS apart (the window
  * nvmlDeviceGetPcieThroughput samples over); between pairs the latest rate
- * stands. A counter that goes back (a wrap, a driver reload) rebases
- * without a rate. Without the counters (older drivers, the simulator's
- * r535 profile) the rows stay on the slow-reader thread, whose
- * nvmlDeviceGetPcieThroughput call blocks about 20 ms per direction.
+ * stands (on a fast-played simulator the counters run on its scenario
+ * clock, so the pair's time is the wall time times its speed). A counter
+ * that goes back (a wrap, a driver reload) rebases without a rate. Without
+ * the counters (older drivers, the simulator's r535 profile) the rows stay
+ * on the slow-reader thread, whose nvmlDeviceGetPcieThroughput call blocks
+ * about 20 ms per direction.
  */
 #include <stdbool.h>
 #include <time.h>
@@ -62,7 +64,7 @@ static nvmlReturn_t pcie_update(struct sampler_gpu *g, uint64_t tick)
     if ((p->rc = pcie_read(g, now_bytes)) != NVML_SUCCESS)
         return p->rc;
     uint64_t now = util_mono_ns();
-    double secs = (double)(now - p->base_ns) / 1e9;
+    double secs = (double)(now - p->base_ns) / 1e9 * nvml_clock_speed();   /* the counters' (scenario) time */
     bool back = now_bytes[0] < p->base[0] || now_bytes[1] < p->base[1];
     for (int i = 0; i < 2 && !back; i++)
         p->kbps[i] = (double)(now_bytes[i] - p->base[i]) / 1024.0 / secs;

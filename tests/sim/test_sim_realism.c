@@ -4,7 +4,7 @@
  * time of init and runs SPEED times as fast, frozen at 0, exported by every
  * variant), and the simulator's likeness to nvidia-smi captures of real
  * boards (an H100 SXM, an L40S, a GeForce RTX 2080 SUPER): process memory
- * in 2 MiB pages at 100 ms ticks, the memory clock unthrottled, idle
+ * changing in 2 MiB pages at 100 ms ticks, the memory clock unthrottled, idle
  * clocks and power per board, no fan on SXM and passive boards, no serial
  * on GeForce boards.
  */
@@ -62,7 +62,8 @@ static void test_clock(void **state)
     assert_non_null(tsim_sym(&old, GPUMON_SIM_CLOCK_SYMBOL));
 }
 
-/* Memory used on GPU 0 at scenario time start (a frozen clock). */
+/* Memory used on GPU 0 at scenario time start (a frozen clock); GetMemoryInfo (v1) counts the driver's
+ * reservation (512 MiB by default) as used. */
 static unsigned long long real_used_at(const char *scn, size_t len, double start)
 {
     nvmlMemory_t m;
@@ -89,6 +90,10 @@ static void test_memory_steps(void **state)
     assert_int_equal(c % page, 0);
     assert_int_equal(a, b);
     assert_true(c >= a + 4 * page && c <= a + 6 * page);
+    {   /* a constant is reported as given, odd MiB included (nvidia-smi shows 681 MiB, 3 MiB...) */
+        static const char odd[] = "gpu 0\n  process 8 ffmpeg memory=const(681 MiB)\n";
+        assert_int_equal(real_used_at(odd, sizeof(odd) - 1, 5), (681ull + 512) << 20);   /* v1: + reserved */
+    }
     tsim_up(tsim_write(scn, sizeof(scn) - 1), 1, 40);     /* live: two calls a moment apart agree */
     for (int i = 0; i < 50; i++) {
         assert_int_equal(L.nvmlDeviceGetMemoryInfo(tsim_dev(0), &m1), NVML_SUCCESS);
