@@ -111,11 +111,17 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
     return init_count(__func__, deviceCount);
 }
 
-/* With the mutex held: hands out GPU i unless it is lost. */
+/* With the mutex held: hands out GPU i unless it is lost or the scenario refuses its handle
+ * (`no_permission handle`: a GPU whose device node the caller cannot open). */
 static nvmlReturn_t init_handle(unsigned int i, nvmlDevice_t *device)
 {
-    if (sim_state_gpu_lost(i, sim_state_now_us()))
+    long long now = sim_state_now_us();
+    nvmlReturn_t rc;
+
+    if (sim_state_gpu_lost(i, now))
         return sim_leave(NVML_ERROR_GPU_IS_LOST);
+    if ((rc = sim_state_family(i, SIM_F_HANDLE, now)) != NVML_SUCCESS)
+        return sim_leave(rc);
     *device = &sim_devices[i];
     return sim_leave(NVML_SUCCESS);
 }

@@ -132,6 +132,7 @@ enum sim_family {
     SIM_F_EVENTS,
     SIM_F_SERIAL,
     SIM_F_GPM,
+    SIM_F_HANDLE,                   /* getting the handle (by index, UUID or bus id) */
     SIM_F_COUNT,
     SIM_F_ALWAYS = SIM_F_COUNT      /* identity calls: never unsupported */
 };

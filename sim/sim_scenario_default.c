@@ -83,6 +83,7 @@ const char *const sim_family_table[SIM_F_COUNT] = {
     [SIM_F_EVENTS] = "events",
     [SIM_F_SERIAL] = "serial",
     [SIM_F_GPM] = "gpm",
+    [SIM_F_HANDLE] = "handle",
 };
 
 static const struct { const char *name; int code; } default_returns[] = {

@@ -34,6 +34,8 @@ int cmd_query(int argc, char **argv, bool as_smi);
  * GPU list (-L, --list-gpus), which cmd_smi answers (cmd_smi.c). */
 bool cmd_smi_wants(int argc, char **argv);
 int cmd_smi(int argc, char **argv);
+/* nvidia-smi's exit status for an NVML return code (cmd_query.c). */
+int cmd_query_smi_status(int code);
 int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);

@@ -8,7 +8,7 @@
  * attributes only this mode shows); this file parses nvidia-smi's options
  * and wires the field table (query_fields.h) to query_format.c. Invoked as
  * nvidia-smi, failures print nvidia-smi's texts on standard output and exit
- * with its documented statuses (query_smi_status); `gpumon query` keeps
+ * with its documented statuses (cmd_query_smi_status); `gpumon query` keeps
  * gpumon's messages and statuses (exitcodes.h).
  */
 #include <errno.h>
@@ -134,7 +134,7 @@ static int query_unknown(bool as_smi, const char *what)
  * argument, 3 not supported, 4 no permission, 6 not found, 8 external power,
  * 9 driver not loaded, 10 interrupt issue, 12 no NVML library, 14 infoROM
  * corrupted, 15 GPU fell off the bus, 255 anything else). */
-static int query_smi_status(int code)
+int cmd_query_smi_status(int code)
 {
     switch (code) {
     case NVML_ERROR_INVALID_ARGUMENT: case NVML_ERROR_NOT_SUPPORTED: case NVML_ERROR_NO_PERMISSION:
@@ -194,8 +194,7 @@ static int query_check(struct query_opts *o)
     if (!o->format)
         return query_bad(o->as_smi, "%s", "The --format=csv option is required with --query-gpu and "
                                           "--query-compute-apps.");
-    char fmt[256];
-    snprintf(fmt, sizeof fmt, "%s", o->format);
+    char *fmt = xstrdup(o->format);   /* every word checked, however long the list */
     bool csv = false;
     for (char *save = NULL, *t = strtok_r(fmt, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         while (*t == ' ')
@@ -206,10 +205,14 @@ static int query_check(struct query_opts *o)
             o->noheader = true;
         else if (!strcmp(t, "nounits"))
             o->nounits = true;
-        else
-            return query_bad(o->as_smi, "\"%s\" is not a valid format option: use "
-                             "--format=csv[,noheader][,nounits].", t);
+        else {
+            int rc = query_bad(o->as_smi, "\"%s\" is not a valid format option: use "
+                               "--format=csv[,noheader][,nounits].", t);
+            free(fmt);
+            return rc;
+        }
     }
+    free(fmt);
     if (!csv)
         return query_bad(o->as_smi, "\"%s\" is not a valid format: use --format=csv[,noheader][,nounits].",
                          o->format);
@@ -265,6 +268,8 @@ static void query_apps(struct sbuf *b, const struct record *r, const enum query_
         const struct record_gpu *g = &r->gpus[gi];
         for (unsigned p = 0; p < g->nprocs; p++) {
             const struct record_proc *pr = &g->procs[p];
+            if (pr->kinds && !(pr->kinds & NVML_PROC_COMPUTE))
+                continue;   /* a graphics-only process (Xorg...): nvidia-smi lists compute processes here */
             for (int i = 0; i < n; i++) {
                 if (i)
                     sbuf_puts(b, ", ");
@@ -333,11 +338,13 @@ static void query_render(const struct query_opts *o, const struct query_plan *q,
 /* As nvidia-smi: a GPU whose handle NVML cannot give (lost, or any other
  * failure) ends the query the way nvidia-smi does, with its message and
  * status instead of a row. Returns 0 when every GPU answers. */
-static int query_smi_handles(const struct record *rec)
+static int query_smi_handles(const struct sampler *smp, const struct record *rec)
 {
     for (unsigned g = 0; g < rec->ngpus; g++) {
         const struct value *st = &rec->gpus[g].v[M_STATE], *bus = &rec->gpus[g].v[M_PCI_BUS_ID];
         int code = st->state == VS_OK ? (strcmp(st->u.s, "lost") ? 0 : NVML_ERROR_GPU_IS_LOST) : st->code;
+        if (code == 0 && st->state == VS_OK)
+            code = sampler_handle_rc(smp, g);   /* a handle refused for another reason (permission...) */
         if (code == 0 && st->state == VS_OK)
             continue;
         char id[64];
@@ -350,7 +357,7 @@ static int query_smi_handles(const struct record *rec)
                    "this GPU\n", id);
         else
             printf("Unable to determine the device handle for GPU%s: %s\n", id, nvml_code_text(code));
-        return query_smi_status(code ? code : NVML_ERROR_UNKNOWN);
+        return cmd_query_smi_status(code ? code : NVML_ERROR_UNKNOWN);
     }
     return 0;
 }
@@ -377,7 +384,7 @@ static int query_open(const struct query_opts *o)
             return NVML_ERROR_DRIVER_NOT_LOADED;
         default:
             printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
-            return query_smi_status(why.code);
+            return cmd_query_smi_status(why.code);
         }
     }
     unsigned count = 0;
@@ -455,7 +462,7 @@ static int query_run(const struct query_opts *o)
     uint64_t step = o->loop_ms > 0 ? sampler_step_ns(smp, o->loop_ms) : 0, next = util_mono_ns();
     for (bool first = true; sig_wait(query_signals, 0, NULL) == 0; first = false) {
         sampler_sample(smp, &rec);
-        if (o->as_smi && (rc = query_smi_handles(&rec)) != 0)
+        if (o->as_smi && (rc = query_smi_handles(smp, &rec)) != 0)
             break;
         query_render(o, q, smp, &rec, first && !o->noheader, &b);
         if (out_write(&out, b.data, b.len) != 0 || step == 0)

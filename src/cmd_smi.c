@@ -10,7 +10,8 @@
  * else the NVML code): no usable library or driver is "NVIDIA-SMI has
  * failed because it couldn't communicate with the NVIDIA driver..." (9),
  * zero GPUs "No devices were found" (6), a GPU whose handle fails one line
- * naming it, before the table of the others (15). gpumon's own diagnosis
+ * naming it, before the table of the others (15 lost, 4 no permission:
+ * cmd_query_smi_status, as the query says it). gpumon's own diagnosis
  * of a failed start goes to standard error, for whoever reads it.
  */
 #include <stdio.h>
@@ -20,7 +21,7 @@
 #include "nvml.h"
 #include "smi.h"
 
-enum { SMI_EXIT_NOT_FOUND = 6, SMI_EXIT_DRIVER = 9, SMI_EXIT_LOST = 15, SMI_EXIT_OTHER = 255 };
+enum { SMI_EXIT_NOT_FOUND = 6, SMI_EXIT_DRIVER = 9 };
 
 bool cmd_smi_wants(int argc, char **argv)
 {
@@ -43,7 +44,7 @@ static int cmd_smi_open(void)
         return SMI_EXIT_DRIVER;
     default:
         printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
-        return why.code > 0 && why.code < SMI_EXIT_OTHER ? why.code : SMI_EXIT_OTHER;
+        return cmd_query_smi_status(why.code);
     }
 }
 
@@ -67,7 +68,7 @@ int cmd_smi(int argc, char **argv)
         }
         sbuf_printf(&b, "Unable to determine the device handle for GPU %u: %s\n", g->index,
                     nvml_error(g->handle_rc));
-        rc = nvml_code_is_lost(g->handle_rc) ? SMI_EXIT_LOST : SMI_EXIT_OTHER;
+        rc = cmd_query_smi_status(g->handle_rc);
     }
     if (!shown) {
         sbuf_puts(&b, "No devices were found\n");

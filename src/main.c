@@ -5,7 +5,6 @@
  * up (sig.h) before it runs, and standard output is checked after it
  * (cmd_finish_stdout). Global flags: --help, --version, --list-metrics.
  */
-#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -49,9 +48,8 @@ static int main_help(void)
 
 int main(int argc, char **argv)
 {
-    char self[256];
-    snprintf(self, sizeof self, "%s", argv[0]);
-    if (!strcmp(basename(self), "nvidia-smi")) {
+    const char *slash = argv[0] ? strrchr(argv[0], '/') : NULL;
+    if (argv[0] && !strcmp(slash ? slash + 1 : argv[0], "nvidia-smi")) {   /* however long the path */
         sig_setup(cmd_query_entry.signals);
         if (cmd_smi_wants(argc, argv))
             return cmd_finish_stdout("nvidia-smi", cmd_smi(argc, argv));

@@ -187,7 +187,10 @@ int out_write(struct out *o, const char *buf, size_t len)
         }
         if (errno == EPIPE)
             return -1;
+        int e = errno;
         out_queue(o, buf, len);
+        if (e == EBADF)
+            return errno = e, -1;   /* no descriptor (a closed stdout): nothing will ever be written; out_close says so */
     } else {
         out_queue(o, buf, len);
         if (out_drain(o) == 0)
@@ -196,6 +199,8 @@ int out_write(struct out *o, const char *buf, size_t len)
             out_discard(o, false);   /* the reader is gone: nothing will ever read these */
             return -1;
         }
+        if (errno == EBADF)
+            return -1;
     }
     /* said when the trouble outlasts a record (a one-shot query gets out_close's one message only) */
     if (o->failing && !o->warned) {

@@ -48,7 +48,9 @@ int out_open(struct out *o, const char *path, char *err, size_t errlen);
 bool out_is_empty(const struct out *o);
 /* Writes one complete record (or queues it, see above). Returns 0 when it
  * reached the output or the backlog (or was dropped and counted), -1 when
- * the output is gone for good (EPIPE on standard output). */
+ * the output is gone for good: EPIPE on standard output (its reader left;
+ * the backlog is discarded), or EBADF (no descriptor, e.g. a closed
+ * standard output: the record stays queued, for out_close to count). */
 int out_write(struct out *o, const char *buf, size_t len);
 /* Reopens the file at its path (a compressed log ends its frame first).
  * Returns 0, or -1 with a message. */

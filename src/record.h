@@ -42,6 +42,7 @@ struct record_proc {
     char user[33];              /* "" unknown (the process is not visible in gpumon's PID namespace) */
     char container[96];         /* "docker://<64 hex>" (runtime://id, Kubernetes' form); "" none or unknown */
     char pod[37];               /* Kubernetes pod UID; "" none */
+    unsigned char kinds;        /* NVML_PROC_COMPUTE 1 | NVML_PROC_GRAPHICS 2: NVML's lists it is on; 0 unknown (a log) */
 };
 
 #define RECORD_MAX_XIDS 16

@@ -12,6 +12,7 @@
 #include "sampler.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,31 @@ static void *sampler_slow_main(void *arg)
     return NULL;
 }
 
+/* Parses a PCI bus id, [domain:]bus:device.function, all hex (NVML's 8-digit domain, the legacy
+ * 4-digit one, or none, which is domain 0), into out. Returns 0, or -1 when it is not one. */
+static int sampler_parse_bus_id(const char *id, unsigned long long out[4])
+{
+    static const char seps[] = "::.";
+    const char *p = id;
+    int colons = 0;
+    for (const char *c = id; *c; c++)
+        colons += *c == ':';
+    if (colons < 1 || colons > 2)
+        return -1;
+    out[0] = 0;
+    for (int i = colons == 2 ? 0 : 1; i < 4; i++) {
+        char *end;
+        if (!isxdigit((unsigned char)*p))
+            return -1;
+        errno = 0;
+        out[i] = strtoull(p, &end, 16);
+        if (errno || end - p > 8 || (i < 3 ? *end != seps[i] : *end != '\0'))
+            return -1;
+        p = end + (i < 3);
+    }
+    return 0;
+}
+
 /* Does token name GPU g? Index, UUID (case-insensitive) or PCI bus id in
  * either domain width. */
 static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
@@ -128,12 +154,9 @@ static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
         return idx == g->index;
     if (g->uuid_rc == NVML_SUCCESS && !strcasecmp(tok, g->uuid))
         return true;
-    if (g->pci_rc == NVML_SUCCESS) {
-        const char *a = strchr(g->pci, ':'), *b = strchr(tok, ':');
-        return !strcasecmp(tok, g->pci) || (a && b && !strcasecmp(a, b) && strtoul(tok, NULL, 16) ==
-                                                                              strtoul(g->pci, NULL, 16));
-    }
-    return false;
+    unsigned long long want[4], have[4];
+    return g->pci_rc == NVML_SUCCESS && sampler_parse_bus_id(tok, want) == 0 &&
+           sampler_parse_bus_id(g->pci, have) == 0 && !memcmp(want, have, sizeof want);
 }
 
 /* Keeps the GPUs that list names at the front of s->gpus (s->ngpus of them). */
@@ -254,6 +277,11 @@ uint64_t sampler_step_ns(const struct sampler *s, double interval_ms)
 unsigned sampler_device_count(const struct sampler *s)
 {
     return s->ndev;
+}
+
+int sampler_handle_rc(const struct sampler *s, unsigned i)
+{
+    return i < s->ngpus ? s->gpus[i].handle_rc : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct record_gpu *rg)

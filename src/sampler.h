@@ -44,6 +44,9 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
 uint64_t sampler_step_ns(const struct sampler *s, double interval_ms);
 /* Total GPUs NVML reports (before selection). */
 unsigned sampler_device_count(const struct sampler *s);
+/* The NVML code of getting the handle of the i-th selected GPU (0 success): a GPU without a handle
+ * has records with its index only. */
+int sampler_handle_rc(const struct sampler *s, unsigned i);
 /* Fills rec; rec->gpus points into the sampler and is valid until the next call. */
 void sampler_sample(struct sampler *s, struct record *rec);
 /* Reads the attributes want[] selects of the i-th GPU of the latest record

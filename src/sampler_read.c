@@ -602,6 +602,7 @@ void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
     for (unsigned i = 0; i < g->nprocs; i++) {
         struct record_proc *p = &rg->procs[rg->nprocs++];
         p->pid = g->procs[i].pid;
+        p->kinds = (unsigned char)g->procs[i].kinds;
         p->used_mib = g->procs[i].used_memory == NVML_VALUE_NOT_AVAILABLE ? -1 : MIB(g->procs[i].used_memory);
         snprintf(p->name, sizeof p->name, "%s", proc_name(g, i, p->pid));
         const struct host_attrib *w = &g->pname[i].who;

@@ -31,10 +31,14 @@ expect_match "timestamp" "$(cat "$T/out")" "^[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}
 
 # -i by index, UUID and PCI bus id; a bad id fails with nothing on stdout.
 uuid=$(q --query-gpu=uuid --format=csv,noheader -i 1)
-for id in 1 "$uuid" 00000000:2A:00.0 "0,1"; do
+for id in 1 "$uuid" 00000000:2A:00.0 0000:2a:00.0 2A:00.0 "0,1"; do
   n=$(q --query-gpu=index --format=csv,noheader -i "$id" | paste -sd' ')
   case $id in 0,1) want="0 1";; *) want=1;; esac
   expect_eq "-i $id" "$n" "$want"
+done
+for id in zz:2A:00.0 GPU:2A:00.0 00000000:2A:00.1 2A:00 00000000:2A:00.0x; do
+  q --query-gpu=index --format=csv -i "$id" > "$T/out" 2> /dev/null; rc=$?
+  expect_eq "-i $id names no GPU" "$rc:$(cat "$T/out")" "2:"
 done
 q --query-gpu=index --format=csv -i 9 > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "-i 9 exit" "$rc" 2
@@ -123,6 +127,25 @@ out=$(smi --query-compute-apps=timestamp,gpu_serial,pid,name,used_memory --forma
 expect_match "nvidia-smi compute apps serial, alias" "$out" '^[0-9]+, 5001, python3 train.py, 6144 MiB'
 out=$(smi --query-compute-apps=pid --format=csv -i 1)
 expect_eq "nvidia-smi compute apps without processes: the header only" "$out" "pid"
+printf 'gpu 0\n  name T\n  process 100 /usr/lib/xorg/Xorg memory=const(40 MiB) type=graphics\n  process 200 python3 memory=const(1 GiB) type=both\n  process 300 python3 eval.py memory=const(2 GiB)\n' > "$T/gfx.scn"
+out=$(GPUMON_SIM_SCENARIO="$T/gfx.scn" GPUMON_NVML="$SIM" "$T/nvidia-smi" --query-compute-apps=pid,used_memory --format=csv,noheader)
+expect_eq "compute apps: compute and compute+graphics processes, not graphics-only ones" "$out" "$(printf '200, 1024 MiB\n300, 2048 MiB')"
+printf 'gpu 0-1\n  name T\ngpu 1\n  at 0 no_permission handle\n' > "$T/handle.scn"
+out=$(GPUMON_SIM_SCENARIO="$T/handle.scn" GPUMON_NVML="$SIM" "$T/nvidia-smi" --query-gpu=index --format=csv); rc=$?
+expect_eq "a handle refused (not lost): nvidia-smi's message" "$out" "Unable to determine the device handle for GPU 1: Insufficient Permissions"
+expect_eq "a handle refused: nvidia-smi's status (4, no permission)" "$rc" 4
+out=$(GPUMON_SIM_SCENARIO="$T/handle.scn" GPUMON_NVML="$SIM" "$T/nvidia-smi" -L); rc=$?
+expect_eq "-L with a handle refused: the same status" "$rc" 4
+words=$(printf 'noheader,%.0s' $(seq 40))
+smi --query-gpu=index --format=csv,${words}bogus > "$T/out"; rc=$?
+expect_eq "a bad --format word after a long list is still checked" "$rc" 2
+long="$T/$(printf 'd%.0s' $(seq 120))/$(printf 'e%.0s' $(seq 140))"
+mkdir -p "$long" && ln -s "$GPUMON" "$long/nvidia-smi"
+out=$(GPUMON_SIM_SCENARIO="$SRC/tests/cli/query.scn" GPUMON_NVML="$SIM" "$long/nvidia-smi" -L | head -1)
+expect_match "invoked as nvidia-smi through a path over 255 characters" "$out" '^GPU 0: NVIDIA H100'
+smi --query-gpu=index --format=csv -l 1 -i 0 >&- 2> "$T/err"; rc=$?
+expect_eq "loop mode on a closed standard output ends with an error" "$rc" 1
+expect_match "... and says so" "$(cat "$T/err")" "could not be written to standard output: Bad file descriptor"
 expect_eq "--help-query-gpu lists every field" \
   "$("$GPUMON" query --help-query-gpu | grep -c '^"')" "$(( $(grep -c '^    {"' "$SRC/src/query_table.c") - 1 + $(grep -c '^    ROW(P,' "$SRC/src/clock_reasons.h") ))"
 expect_match "--help-query-gpu" "$("$GPUMON" query --help-query-gpu)" '"clocks.current.sm" or "clocks.sm"'

@@ -85,7 +85,7 @@ done
 GPUMON_SIM_SCENARIO="$SLOW" "$GPUMON" watch --interval 100ms --format jsonl --output "$T/h.jsonl" --nvml "$SIM" \
   2>/dev/null &
 pid=$!
-sleep 0.5; kill -HUP $pid; sleep 3; kill -TERM $pid; wait $pid; rc=$?
+sleep 0.5; kill -HUP $pid; sleep 4; kill -TERM $pid; wait $pid; rc=$?   # records begin after the 3 s of slow start
 expect_eq "watch: SIGHUP at start-up, then TERM: exit" "$rc" 0
 n=$(wc -l < "$T/h.jsonl")
 [ "$n" -ge 3 ] && ok || fail "watch went on after SIGHUP at start-up: only $n records"
