@@ -12,7 +12,6 @@
 #include "sampler.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,31 +119,6 @@ static void *sampler_slow_main(void *arg)
     return NULL;
 }
 
-/* Parses a PCI bus id, [domain:]bus:device.function, all hex (NVML's 8-digit domain, the legacy
- * 4-digit one, or none, which is domain 0), into out. Returns 0, or -1 when it is not one. */
-static int sampler_parse_bus_id(const char *id, unsigned long long out[4])
-{
-    static const char seps[] = "::.";
-    const char *p = id;
-    int colons = 0;
-    for (const char *c = id; *c; c++)
-        colons += *c == ':';
-    if (colons < 1 || colons > 2)
-        return -1;
-    out[0] = 0;
-    for (int i = colons == 2 ? 0 : 1; i < 4; i++) {
-        char *end;
-        if (!isxdigit((unsigned char)*p))
-            return -1;
-        errno = 0;
-        out[i] = strtoull(p, &end, 16);
-        if (errno || end - p > 8 || (i < 3 ? *end != seps[i] : *end != '\0'))
-            return -1;
-        p = end + (i < 3);
-    }
-    return 0;
-}
-
 /* Does token name GPU g? Index, UUID (case-insensitive) or PCI bus id in
  * either domain width. */
 static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
@@ -155,8 +129,8 @@ static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
     if (g->uuid_rc == NVML_SUCCESS && !strcasecmp(tok, g->uuid))
         return true;
     unsigned long long want[4], have[4];
-    return g->pci_rc == NVML_SUCCESS && sampler_parse_bus_id(tok, want) == 0 &&
-           sampler_parse_bus_id(g->pci, have) == 0 && !memcmp(want, have, sizeof want);
+    return g->pci_rc == NVML_SUCCESS && util_parse_bus_id(tok, want) == 0 &&
+           util_parse_bus_id(g->pci, have) == 0 && !memcmp(want, have, sizeof want);
 }
 
 /* Keeps the GPUs that list names at the front of s->gpus (s->ngpus of them). */

@@ -232,3 +232,28 @@ int util_parse_uint(const char *s, unsigned long long max, unsigned long long *o
     *out = v;
     return 0;
 }
+
+/* Parses a PCI bus id, [domain:]bus:device.function, all hex (NVML's 8-digit domain, the legacy
+ * 4-digit one, or none, which is domain 0), into out. Returns 0, or -1 when it is not one. */
+int util_parse_bus_id(const char *id, unsigned long long out[4])
+{
+    static const char seps[] = "::.";
+    const char *p = id;
+    int colons = 0;
+    for (const char *c = id; *c; c++)
+        colons += *c == ':';
+    if (colons < 1 || colons > 2)
+        return -1;
+    out[0] = 0;
+    for (int i = colons == 2 ? 0 : 1; i < 4; i++) {
+        char *end;
+        if (!isxdigit((unsigned char)*p))
+            return -1;
+        errno = 0;
+        out[i] = strtoull(p, &end, 16);
+        if (errno || end - p > 8 || (i < 3 ? *end != seps[i] : *end != '\0'))
+            return -1;
+        p = end + (i < 3);
+    }
+    return 0;
+}

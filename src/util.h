@@ -83,5 +83,8 @@ void util_rfc3339(const struct timespec *t, char out[32]);
 int util_parse_duration_ms(const char *s, double *out_ms);
 /* Parses a non-negative integer; -1 when s is not one entirely. */
 int util_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
+/* A PCI bus id, [domain:]bus:device.function in hex (NVML's 8-digit domain, the legacy 4-digit one,
+ * or none: domain 0), into out[4]. Returns 0, or -1 when id is not one. */
+int util_parse_bus_id(const char *id, unsigned long long out[4]);
 
 #endif

@@ -67,6 +67,29 @@ smi "$SCN/zero-gpus.scn" 0
 expect_eq "zero GPUs: exit" "$rc" 6
 expect_eq "zero GPUs: stdout" "$(cat "$T/out")" "No devices were found"
 
+# -i: the table and -L of the GPUs named (index, UUID, bus id), their processes only; a name that
+# matches none: "No devices were found", 6. -l: the table again every SEC seconds until interrupted.
+smi "$D/edges.scn" 5 -i 2
+expect_eq "-i 2: exit" "$rc" 0
+expect_eq "-i 2: its block only" "$(grep -E '^\|   [0-9]  NVIDIA' "$T/out" | cut -c1-18)" "|   2  NVIDIA H200"
+expect_eq "-i 2: its processes only" "$(grep -E '^\|  +[0-9]+ +(N/A|[0-9]+) ' "$T/out" | awk '{print $2 ":" $5}' | paste -sd,)" "2:7"
+smi "$D/edges.scn" 5 -L
+uuid=$(sed -n 's/^GPU 2: .*(UUID: \(GPU-[0-9a-f-]*\))$/\1/p' "$T/out")
+smi "$D/edges.scn" 5 --id="0,$uuid" -L
+expect_eq "--id=0,UUID -L" "$(cut -d' ' -f1-2 "$T/out" | paste -sd'|')" "GPU 0:|GPU 2:"
+smi "$D/edges.scn" 5 -i GPU-00000000-0000-0000-0000-000000000000
+expect_eq "-i naming no GPU: exit" "$rc" 6
+expect_eq "-i naming no GPU: stdout" "$(cat "$T/out")" "No devices were found"
+GPUMON_SIM_SCENARIO="$D/h100.scn" GPUMON_SIM_START=10 timeout --preserve-status -s INT 2.5 "$T/nvidia-smi" -l 1 > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "-l 1: interrupted, a clean end" "$rc" 0
+n=$(grep -cE "$DATE" "$T/out")
+[ "$n" -ge 2 ] && [ "$n" -le 4 ] && ok || fail "-l 1 for 2.5 s printed $n tables"
+smi "$D/h100.scn" 10 -l 0
+expect_eq "-l 0: exit" "$rc" 2
+expect_match "-l 0: says why" "$(cat "$T/out")" 'Invalid loop interval "0"'
+GPUMON_SIM_SCENARIO="$D/h100.scn" "$T/nvidia-smi" -l 1 2> "$T/err" | head -1 > /dev/null
+expect_eq "-l 1 | head -1: quiet" "$(cat "$T/err")" ""
+
 # Other nvidia-smi commands keep query's refusal.
 smi "$D/h100.scn" 10 dmon
 expect_eq "dmon: exit" "$rc" 2
