@@ -61,7 +61,9 @@ const struct cmd_entry cmd_query_entry = {
     .summary = "nvidia-smi compatible --query-gpu / --query-compute-apps in its CSV format\n"
                "(also what gpumon does when invoked as nvidia-smi)",
     .about = "Answer nvidia-smi style queries in nvidia-smi's CSV format (also when gpumon is\n"
-             "invoked as nvidia-smi). Options take their value after = or as the next word.",
+             "invoked as nvidia-smi, which also prints nvidia-smi's summary table without a query\n"
+             "and its GPU list with -L, both with -i IDS and -l SEC). Options take their value\n"
+             "after = or as the next word.",
     .opts = (const struct opt *const[]){query_opts, cmd_nvml_opts, NULL},
     .style = OPT_SMI,
     .signals = query_signals,
