@@ -51,6 +51,7 @@ struct sampler_pcie {
     nvmlReturn_t rc;            /* the latest reading's result */
     uint64_t tick;              /* the tick rc and kbps are for */
     uint64_t base_ns;           /* monotonic time of the base reading */
+    long long base_ts_us;       /* the driver's stamp of it (µs since the epoch; 0 none) */
     unsigned long long base[2];
     double kbps[2];
 };

@@ -3,7 +3,9 @@
  * driver has it. From R555 NVML keeps running byte counters per direction
  * (field values 197 and 198): one GetFieldValues call per sample answers
  * both, and the rate is the change since the base reading over the time
- * between them, taken once the pair is PCIE_MIN_PAIR_NS apart (the window
+ * between them (the driver's own stamps on the values where it gives
+ * them, so the call's latency does not skew it), taken once the pair is
+ * PCIE_MIN_PAIR_NS apart (the window
  * nvmlDeviceGetPcieThroughput samples over); between pairs the latest rate
  * stands (on a fast-played simulator the counters run on its scenario
  * clock, so the pair's time is the wall time times its speed). A counter
@@ -19,8 +21,9 @@
 
 #define PCIE_MIN_PAIR_NS 20000000ull   /* 20 ms */
 
-/* Reads both counters into bytes; the call's result, or the first entry's failure. */
-static nvmlReturn_t pcie_read(struct sampler_gpu *g, unsigned long long bytes[2])
+/* Reads both counters into bytes, and the time the driver stamped them with (µs since the epoch; 0
+ * when it did not); the call's result, or the first entry's failure. */
+static nvmlReturn_t pcie_read(struct sampler_gpu *g, unsigned long long bytes[2], long long *ts_us)
 {
     nvmlFieldValue_t f[2] = {{.fieldId = NVML_FI_DEV_PCIE_COUNT_TX_BYTES},
                              {.fieldId = NVML_FI_DEV_PCIE_COUNT_RX_BYTES}};
@@ -33,13 +36,14 @@ static nvmlReturn_t pcie_read(struct sampler_gpu *g, unsigned long long bytes[2]
             rc = NVML_ERROR_NOT_SUPPORTED;
         bytes[i] = f[i].value.ullVal;
     }
+    *ts_us = f[0].timestamp;
     return rc;
 }
 
 bool sampler_pcie_open(struct sampler_gpu *g)
 {
     struct sampler_pcie *p = &g->pcie;
-    p->counters = pcie_read(g, p->base) == NVML_SUCCESS;
+    p->counters = pcie_read(g, p->base, &p->base_ts_us) == NVML_SUCCESS;
     p->base_ns = util_mono_ns();
     return p->counters;
 }
@@ -61,16 +65,21 @@ static nvmlReturn_t pcie_update(struct sampler_gpu *g, uint64_t tick)
         return p->rc = NVML_SUCCESS;   /* too close: the latest rate stands */
     }
     unsigned long long now_bytes[2];
-    if ((p->rc = pcie_read(g, now_bytes)) != NVML_SUCCESS)
+    long long ts_us;
+    if ((p->rc = pcie_read(g, now_bytes, &ts_us)) != NVML_SUCCESS)
         return p->rc;
     uint64_t now = util_mono_ns();
-    double secs = (double)(now - p->base_ns) / 1e9 * nvml_clock_speed();   /* the counters' (scenario) time */
+    /* the time between the two readings: the driver's own stamps where it gives them (exact, whatever
+     * the call's latency; on the simulator, its scenario time), else ours (on the counters' clock) */
+    double secs = p->base_ts_us > 0 && ts_us > p->base_ts_us ? (double)(ts_us - p->base_ts_us) / 1e6
+                                                              : (double)(now - p->base_ns) / 1e9 * nvml_clock_speed();
     bool back = now_bytes[0] < p->base[0] || now_bytes[1] < p->base[1];
     for (int i = 0; i < 2 && !back; i++)
         p->kbps[i] = (double)(now_bytes[i] - p->base[i]) / 1024.0 / secs;
     p->have |= !back;
     p->base[0] = now_bytes[0], p->base[1] = now_bytes[1];
     p->base_ns = now;
+    p->base_ts_us = ts_us;
     return p->rc;
 }
 
