@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include "cmd.h"
 #include "exitcodes.h"
@@ -79,18 +78,6 @@ bool cmd_smi_wants(int argc, char **argv)
     return cmd_smi_parse(argc, argv, &a);
 }
 
-/* Does token (an index, a UUID or a PCI bus id) name GPU g? */
-static bool cmd_smi_names(const struct smi_gpu *g, const char *tok)
-{
-    unsigned long long idx, want[4], have[4];
-    if (util_parse_uint(tok, 1u << 20, &idx) == 0)
-        return idx == g->index;
-    if (g->uuid_rc == NVML_SUCCESS && !strcasecmp(tok, g->uuid))
-        return true;
-    return g->bus_rc == NVML_SUCCESS && util_parse_bus_id(tok, want) == 0 && util_parse_bus_id(g->bus_id, have) == 0 &&
-           !memcmp(want, have, sizeof want);
-}
-
 /* Keeps the GPUs of s that ids (comma-separated) names, and their processes. Returns false when a
  * token names none (nvidia-smi then finds no device). */
 static bool cmd_smi_select(struct smi_snapshot *s, const char *ids)
@@ -100,7 +87,8 @@ static bool cmd_smi_select(struct smi_snapshot *s, const char *ids)
     for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         bool found = false;
         for (unsigned i = 0; i < s->ngpus; i++)
-            if (cmd_smi_names(&s->gpus[i], t))
+            if (util_gpu_named(t, s->gpus[i].index, s->gpus[i].uuid_rc == NVML_SUCCESS ? s->gpus[i].uuid : NULL,
+                               s->gpus[i].bus_rc == NVML_SUCCESS ? s->gpus[i].bus_id : NULL))
                 keep[i] = found = true;
         ok &= found;
     }

@@ -5,7 +5,7 @@
  * libnvidia-ml.so. Every symbol of NVML_FUNCTIONS is looked up by its exact
  * exported name (never through nvml.h's plain-name mapping); the newest
  * variant of each family is picked at call sites or here (init, count,
- * handle). The CUDA toolkit ships a stub libnvidia-ml.so for linking only:
+ * handle, memory, PCI info). The CUDA toolkit ships a stub libnvidia-ml.so for linking only:
  * it lives in a ".../stubs/" directory and its nvmlErrorString returns an
  * empty string, and we say so instead of reporting a failed init.
  */
@@ -203,4 +203,48 @@ const char *nvml_error(nvmlReturn_t r)
 {
     const char *s = nvml.nvmlErrorString ? nvml.nvmlErrorString(r) : NULL;
     return s && *s ? s : "Unknown Error";
+}
+
+nvmlReturn_t nvml_memory(nvmlDevice_t dev, struct nvml_memory *out)
+{
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    memset(out, 0, sizeof *out);
+    if (nvml.nvmlDeviceGetMemoryInfo_v2) {
+        nvmlMemory_v2_t m;
+        memset(&m, 0, sizeof m);
+        m.version = nvmlMemory_v2;
+        rc = nvml.nvmlDeviceGetMemoryInfo_v2(dev, &m);
+        if (rc == NVML_SUCCESS) {
+            *out = (struct nvml_memory){m.total, m.used, m.free, m.reserved, true};
+            return rc;
+        }
+    }
+    if ((rc == NVML_ERROR_FUNCTION_NOT_FOUND || nvml_code_is_unsupported(rc)) && nvml.nvmlDeviceGetMemoryInfo) {
+        nvmlMemory_t m;
+        memset(&m, 0, sizeof m);
+        rc = nvml.nvmlDeviceGetMemoryInfo(dev, &m);
+        *out = (struct nvml_memory){m.total, m.used, m.free, 0, false};
+    }
+    return rc;
+}
+
+nvmlReturn_t nvml_pci_info(nvmlDevice_t dev, nvmlPciInfo_t *out)
+{
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    memset(out, 0, sizeof *out);
+    if (nvml.nvmlDeviceGetPciInfo_v3)
+        rc = nvml.nvmlDeviceGetPciInfo_v3(dev, out);
+    nvmlReturn_t (*legacy)(nvmlDevice_t, nvmlPciInfo_legacy_t *) =
+        nvml.nvmlDeviceGetPciInfo_v2 ? nvml.nvmlDeviceGetPciInfo_v2 : nvml.nvmlDeviceGetPciInfo;
+    if (rc != NVML_SUCCESS && !nvml_code_is_lost(rc) && legacy) {
+        nvmlPciInfo_legacy_t l;
+        memset(&l, 0, sizeof l);
+        rc = legacy(dev, &l);
+        memset(out, 0, sizeof *out);
+        snprintf(out->busId, sizeof out->busId, "%.*s", (int)sizeof l.busId, l.busId);
+        out->domain = l.domain, out->bus = l.bus, out->device = l.device;
+        out->pciDeviceId = l.pciDeviceId, out->pciSubSystemId = l.pciSubSystemId;
+    }
+    out->busId[sizeof out->busId - 1] = '\0';
+    return rc;
 }

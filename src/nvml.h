@@ -92,4 +92,15 @@ struct nvml_process {
  * *n (at most max), or an NVML error code. */
 nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process *out, unsigned max, unsigned *n);
 
+/* A device's memory in bytes (nvml.c): GetMemoryInfo_v2 (reserved split out), else, where the
+ * library lacks it or the driver does not support it, GetMemoryInfo (reserved 0). */
+struct nvml_memory {
+    unsigned long long total, used, free, reserved;
+    bool v2;                          /* read through _v2 */
+};
+nvmlReturn_t nvml_memory(nvmlDevice_t dev, struct nvml_memory *out);
+/* A device's PCI info (nvml.c): GetPciInfo_v3, else (unless the GPU is lost) _v2 or the plain call,
+ * whose fields are copied into out; busId always ends with a NUL. */
+nvmlReturn_t nvml_pci_info(nvmlDevice_t dev, nvmlPciInfo_t *out);
+
 #endif

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "sampler_int.h"
@@ -123,14 +122,8 @@ static void *sampler_slow_main(void *arg)
  * either domain width. */
 static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
 {
-    unsigned long long idx;
-    if (util_parse_uint(tok, 1u << 20, &idx) == 0)
-        return idx == g->index;
-    if (g->uuid_rc == NVML_SUCCESS && !strcasecmp(tok, g->uuid))
-        return true;
-    unsigned long long want[4], have[4];
-    return g->pci_rc == NVML_SUCCESS && util_parse_bus_id(tok, want) == 0 &&
-           util_parse_bus_id(g->pci, have) == 0 && !memcmp(want, have, sizeof want);
+    return util_gpu_named(tok, g->index, g->uuid_rc == NVML_SUCCESS ? g->uuid : NULL,
+                          g->pci_rc == NVML_SUCCESS ? g->pci : NULL);
 }
 
 /* Keeps the GPUs that list names at the front of s->gpus (s->ngpus of them). */
@@ -229,7 +222,7 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         if (s->want_gpm)
             sampler_gpm_open(g);
         /* the slow-reader thread runs only for GPUs without the PCIe counters */
-        if (want_slow && !((s->want[M_PCIE_TX] || s->want[M_PCIE_RX]) && sampler_pcie_open(g))) {
+        if (want_slow && !sampler_pcie_open(g)) {   /* want_slow: PCIe throughput is wanted */
             s->want_slow = true;
             sampler_read_slow(s, g);
         }

@@ -21,20 +21,6 @@ static const enum gpu_attr_cadence attr_cadence[GA_COUNT] = {
 #undef ATTR_CADENCE
 };
 
-static void attr_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v)
-{
-    if (rc != NVML_SUCCESS)
-        return sampler_value_fail(g, out, rc);
-    *out = (struct value){.state = VS_OK, .u.i = v};
-}
-
-static void attr_watts(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, unsigned int mw)
-{
-    if (rc != NVML_SUCCESS)
-        return sampler_value_fail(g, out, rc);
-    *out = (struct value){.state = VS_OK, .u.f = mw / 1000.0};
-}
-
 static void attr_str(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, const char *s)
 {
     if (rc != NVML_SUCCESS)
@@ -68,28 +54,20 @@ static void attr_read_field(struct sampler_gpu *g, struct value *out, unsigned i
     unsigned long long v = 0;
     nvmlReturn_t rc = attr_field(g, id, &v);
     if (watts)
-        attr_watts(g, out, rc, (unsigned int)v);
+        sampler_value_float(g, out, rc, ((unsigned int)v) / 1000.0);
     else
-        attr_int(g, out, rc, (long long)v);
+        sampler_value_int(g, out, rc, (long long)v);
 }
 
 static void attr_read_pci(struct sampler_gpu *g, struct value *v)
 {
     nvmlPciInfo_t p;
-    memset(&p, 0, sizeof p);
-    nvmlReturn_t rc = nvml.nvmlDeviceGetPciInfo_v3 ? nvml.nvmlDeviceGetPciInfo_v3(g->h, &p) : MISSING;
-    if (rc != NVML_SUCCESS && !nvml_code_is_lost(rc) && (nvml.nvmlDeviceGetPciInfo_v2 || nvml.nvmlDeviceGetPciInfo)) {
-        nvmlPciInfo_legacy_t l;
-        memset(&l, 0, sizeof l);
-        rc = nvml.nvmlDeviceGetPciInfo_v2 ? nvml.nvmlDeviceGetPciInfo_v2(g->h, &l) : nvml.nvmlDeviceGetPciInfo(g->h, &l);
-        p.domain = l.domain, p.bus = l.bus, p.device = l.device;
-        p.pciDeviceId = l.pciDeviceId, p.pciSubSystemId = l.pciSubSystemId;
-    }
-    attr_int(g, &v[GA_PCI_DOMAIN], rc, p.domain);
-    attr_int(g, &v[GA_PCI_BUS], rc, p.bus);
-    attr_int(g, &v[GA_PCI_DEVICE], rc, p.device);
-    attr_int(g, &v[GA_PCI_DEVICE_ID], rc, p.pciDeviceId);
-    attr_int(g, &v[GA_PCI_SUBSYS_ID], rc, p.pciSubSystemId);
+    nvmlReturn_t rc = nvml_pci_info(g->h, &p);
+    sampler_value_int(g, &v[GA_PCI_DOMAIN], rc, p.domain);
+    sampler_value_int(g, &v[GA_PCI_BUS], rc, p.bus);
+    sampler_value_int(g, &v[GA_PCI_DEVICE], rc, p.device);
+    sampler_value_int(g, &v[GA_PCI_DEVICE_ID], rc, p.pciDeviceId);
+    sampler_value_int(g, &v[GA_PCI_SUBSYS_ID], rc, p.pciSubSystemId);
 }
 
 static void attr_read_power_range(struct sampler_gpu *g, struct value *v)
@@ -97,11 +75,11 @@ static void attr_read_power_range(struct sampler_gpu *g, struct value *v)
     unsigned int lo = 0, hi = 0, def = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetPowerManagementLimitConstraints
                           ? nvml.nvmlDeviceGetPowerManagementLimitConstraints(g->h, &lo, &hi) : MISSING;
-    attr_watts(g, &v[GA_POWER_MIN], rc, lo);
-    attr_watts(g, &v[GA_POWER_MAX], rc, hi);
+    sampler_value_float(g, &v[GA_POWER_MIN], rc, lo / 1000.0);
+    sampler_value_float(g, &v[GA_POWER_MAX], rc, hi / 1000.0);
     rc = nvml.nvmlDeviceGetPowerManagementDefaultLimit ? nvml.nvmlDeviceGetPowerManagementDefaultLimit(g->h, &def)
                                                        : MISSING;
-    attr_watts(g, &v[GA_POWER_DEFAULT], rc, def);
+    sampler_value_float(g, &v[GA_POWER_DEFAULT], rc, def / 1000.0);
 }
 
 /* The rows read once: identity-like facts of the board and its VBIOS. */
@@ -122,7 +100,7 @@ static void attr_read_once(struct sampler_gpu *g)
     rc = nvml.nvmlDeviceGetSupportedClocksEventReasons ? nvml.nvmlDeviceGetSupportedClocksEventReasons(g->h, &mask)
          : nvml.nvmlDeviceGetSupportedClocksThrottleReasons ? nvml.nvmlDeviceGetSupportedClocksThrottleReasons(g->h, &mask)
                                                             : MISSING;
-    attr_int(g, &v[GA_REASONS_SUPPORTED], rc, (long long)mask);
+    sampler_value_int(g, &v[GA_REASONS_SUPPORTED], rc, (long long)mask);
     attr_read_power_range(g, v);
     g->attr_once = true;
 }
@@ -132,7 +110,7 @@ static void attr_read_enable(struct sampler_gpu *g, struct value *out, nvmlRetur
 {
     nvmlEnableState_t s = NVML_FEATURE_DISABLED;
     nvmlReturn_t rc = fn ? fn(g->h, &s) : MISSING;
-    attr_int(g, out, rc, s == NVML_FEATURE_ENABLED);
+    sampler_value_int(g, out, rc, s == NVML_FEATURE_ENABLED);
 }
 
 static void attr_read_sample(struct sampler_gpu *g, const bool *want, struct value *v)
@@ -145,23 +123,23 @@ static void attr_read_sample(struct sampler_gpu *g, const bool *want, struct val
         nvmlDriverModel_t cur = 0, pend = 0;
         rc = nvml.nvmlDeviceGetDriverModel_v2 ? nvml.nvmlDeviceGetDriverModel_v2(g->h, &cur, &pend)
              : nvml.nvmlDeviceGetDriverModel ? nvml.nvmlDeviceGetDriverModel(g->h, &cur, &pend) : MISSING;
-        attr_int(g, &v[GA_DRIVER_MODEL], rc, cur);
-        attr_int(g, &v[GA_DRIVER_MODEL_PENDING], rc, pend);
+        sampler_value_int(g, &v[GA_DRIVER_MODEL], rc, cur);
+        sampler_value_int(g, &v[GA_DRIVER_MODEL_PENDING], rc, pend);
     }
     nvmlComputeMode_t mode = 0;
     rc = nvml.nvmlDeviceGetComputeMode ? nvml.nvmlDeviceGetComputeMode(g->h, &mode) : MISSING;
-    attr_int(g, &v[GA_COMPUTE_MODE], rc, mode);
+    sampler_value_int(g, &v[GA_COMPUTE_MODE], rc, mode);
     if (want[GA_ECC_MODE] || want[GA_ECC_MODE_PENDING]) {
         nvmlEnableState_t cur = NVML_FEATURE_DISABLED, pend = NVML_FEATURE_DISABLED;
         rc = nvml.nvmlDeviceGetEccMode ? nvml.nvmlDeviceGetEccMode(g->h, &cur, &pend) : MISSING;
-        attr_int(g, &v[GA_ECC_MODE], rc, cur == NVML_FEATURE_ENABLED);
-        attr_int(g, &v[GA_ECC_MODE_PENDING], rc, pend == NVML_FEATURE_ENABLED);
+        sampler_value_int(g, &v[GA_ECC_MODE], rc, cur == NVML_FEATURE_ENABLED);
+        sampler_value_int(g, &v[GA_ECC_MODE_PENDING], rc, pend == NVML_FEATURE_ENABLED);
     }
     if (want[GA_MIG_MODE] || want[GA_MIG_MODE_PENDING]) {
         unsigned int cur = 0, pend = 0;
         rc = nvml.nvmlDeviceGetMigMode ? nvml.nvmlDeviceGetMigMode(g->h, &cur, &pend) : MISSING;
-        attr_int(g, &v[GA_MIG_MODE], rc, cur == NVML_DEVICE_MIG_ENABLE);
-        attr_int(g, &v[GA_MIG_MODE_PENDING], rc, pend == NVML_DEVICE_MIG_ENABLE);
+        sampler_value_int(g, &v[GA_MIG_MODE], rc, cur == NVML_DEVICE_MIG_ENABLE);
+        sampler_value_int(g, &v[GA_MIG_MODE_PENDING], rc, pend == NVML_DEVICE_MIG_ENABLE);
     }
     for (int unc = 0; unc < 2; unc++) {
         unsigned long long n = 0;
@@ -172,7 +150,7 @@ static void attr_read_sample(struct sampler_gpu *g, const bool *want, struct val
                                                               : NVML_MEMORY_ERROR_TYPE_CORRECTED,
                                                     NVML_AGGREGATE_ECC, &n)
                  : MISSING;
-        attr_int(g, &v[unc ? GA_ECC_UNCORR_AGG : GA_ECC_CORR_AGG], rc, (long long)n);
+        sampler_value_int(g, &v[unc ? GA_ECC_UNCORR_AGG : GA_ECC_CORR_AGG], rc, (long long)n);
     }
     if (want[GA_RETIRED_SBE])
         attr_read_field(g, &v[GA_RETIRED_SBE], NVML_FI_DEV_RETIRED_SBE, false);
@@ -182,9 +160,9 @@ static void attr_read_sample(struct sampler_gpu *g, const bool *want, struct val
         unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
         rc = nvml.nvmlDeviceGetRemappedRows ? nvml.nvmlDeviceGetRemappedRows(g->h, &corr, &unc, &pending, &failed)
                                             : MISSING;
-        attr_int(g, &v[GA_REMAP_COR], rc, corr);
-        attr_int(g, &v[GA_REMAP_UNC], rc, unc);
-        attr_int(g, &v[GA_REMAP_FAILURE], rc, failed != 0);
+        sampler_value_int(g, &v[GA_REMAP_COR], rc, corr);
+        sampler_value_int(g, &v[GA_REMAP_UNC], rc, unc);
+        sampler_value_int(g, &v[GA_REMAP_FAILURE], rc, failed != 0);
     }
     if (want[GA_TEMP_MEMORY])
         attr_read_field(g, &v[GA_TEMP_MEMORY], NVML_FI_DEV_MEMORY_TEMP, false);
@@ -195,7 +173,7 @@ static void attr_read_sample(struct sampler_gpu *g, const bool *want, struct val
     if (want[GA_CLOCK_VIDEO]) {
         unsigned int mhz = 0;
         rc = nvml.nvmlDeviceGetClockInfo ? nvml.nvmlDeviceGetClockInfo(g->h, NVML_CLOCK_VIDEO, &mhz) : MISSING;
-        attr_int(g, &v[GA_CLOCK_VIDEO], rc, mhz);
+        sampler_value_int(g, &v[GA_CLOCK_VIDEO], rc, mhz);
     }
 }
 

@@ -65,14 +65,15 @@ void sampler_events_drain(struct sampler_events *e)
 {
     if (!e)
         return;
-    struct timespec now;
-    nvml_clock_now(&now);   /* the records' clock: the scenario's when fast-played */
+    struct timespec now = {0, 0};
     for (unsigned n = 0; n < EVENTS_MAX_DRAIN; n++) {
         nvmlEventData_t d;
         if (events_poll(e->set, &d) != NVML_SUCCESS)
             return;   /* none pending (TIMEOUT), or a failure such as a lost GPU, which its readers report */
         if (!(d.eventType & nvmlEventTypeXidCriticalError))
             continue;
+        if (!now.tv_sec)
+            nvml_clock_now(&now);   /* the records' clock (the scenario's when fast-played), once per drain */
         for (unsigned i = 0; i < e->ngpus; i++) {
             struct sampler_gpu *g = &e->gpus[i];
             if (g->h != d.device)

@@ -71,8 +71,7 @@ struct sampler_gpu {
     uint64_t util_tick, mem_tick, reasons_tick, samples_tick, proc_tick;
     nvmlReturn_t util_rc, mem_rc, reasons_rc, samples_rc, proc_rc;
     nvmlUtilization_t util;
-    unsigned long long mem_total, mem_used, mem_free, mem_reserved;
-    bool mem_v2;
+    struct nvml_memory mem;
     unsigned long long reasons;
     struct util_stats ustats;
     unsigned long long last_seen_us;
@@ -126,6 +125,9 @@ void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg);
 void sampler_gpu_free(struct sampler_gpu *g);
 /* Stores rc's state in out (unsupported, error, or lost, which marks g lost). */
 void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc);
+/* Stores v in out when rc is SUCCESS, else as sampler_value_fail does. */
+void sampler_value_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v);
+void sampler_value_float(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, double v);
 /* Reads the attributes want[] selects into out (sampler_attr.c): GA_ONCE
  * ones on the first call only, GA_SAMPLE ones on every call. */
 void sampler_attr_read(struct sampler_gpu *g, const bool want[GA_COUNT], struct gpu_attrs *out);

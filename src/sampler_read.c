@@ -20,7 +20,7 @@
 typedef nvmlReturn_t (*u32_getter)(nvmlDevice_t, unsigned int *);
 typedef nvmlReturn_t (*clock_getter)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
 
-static void val_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
+void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
 {
     out->code = rc;
     if (nvml_code_is_lost(rc)) {
@@ -32,27 +32,18 @@ static void val_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
     }
 }
 
-void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
-{
-    val_fail(g, out, rc);
-}
-
-static void val_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v)
+void sampler_value_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v)
 {
     if (rc != NVML_SUCCESS)
-        return val_fail(g, out, rc);
-    out->state = VS_OK;
-    out->code = 0;
-    out->u.i = v;
+        return sampler_value_fail(g, out, rc);
+    *out = (struct value){.state = VS_OK, .u.i = v};
 }
 
-static void val_float(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, double v)
+void sampler_value_float(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, double v)
 {
     if (rc != NVML_SUCCESS)
-        return val_fail(g, out, rc);
-    out->state = VS_OK;
-    out->code = 0;
-    out->u.f = v;
+        return sampler_value_fail(g, out, rc);
+    *out = (struct value){.state = VS_OK, .u.f = v};
 }
 
 static void val_str(struct value *out, nvmlReturn_t rc, const char *s)
@@ -72,16 +63,16 @@ static void read_u32(struct sampler_gpu *g, struct value *out, u32_getter fn, do
     unsigned int v = 0;
     nvmlReturn_t rc = fn ? fn(g->h, &v) : MISSING;
     if (is_float)
-        val_float(g, out, rc, v * scale);
+        sampler_value_float(g, out, rc, v * scale);
     else
-        val_int(g, out, rc, (long long)(v * scale));
+        sampler_value_int(g, out, rc, (long long)(v * scale));
 }
 
 static void read_clock(struct sampler_gpu *g, struct value *out, clock_getter fn, nvmlClockType_t type)
 {
     unsigned int v = 0;
     nvmlReturn_t rc = fn ? fn(g->h, type, &v) : MISSING;
-    val_int(g, out, rc, v);
+    sampler_value_int(g, out, rc, v);
 }
 
 /* ---- identity, read once ---- */
@@ -91,30 +82,17 @@ void sampler_read_identity(struct sampler_gpu *g)
     g->name_rc = nvml.nvmlDeviceGetName ? nvml.nvmlDeviceGetName(g->h, g->name, sizeof g->name) : MISSING;
     g->uuid_rc = nvml.nvmlDeviceGetUUID ? nvml.nvmlDeviceGetUUID(g->h, g->uuid, sizeof g->uuid) : MISSING;
     g->serial_rc = nvml.nvmlDeviceGetSerial ? nvml.nvmlDeviceGetSerial(g->h, g->serial, sizeof g->serial) : MISSING;
-    g->pci_rc = MISSING;
-    if (nvml.nvmlDeviceGetPciInfo_v3) {
-        nvmlPciInfo_t p;
-        memset(&p, 0, sizeof p);
-        g->pci_rc = nvml.nvmlDeviceGetPciInfo_v3(g->h, &p);
-        if (g->pci_rc == NVML_SUCCESS)
-            memcpy(g->pci, p.busId, sizeof g->pci);
-    }
-    nvmlReturn_t (*legacy)(nvmlDevice_t, nvmlPciInfo_legacy_t *) =
-        nvml.nvmlDeviceGetPciInfo_v2 ? nvml.nvmlDeviceGetPciInfo_v2 : nvml.nvmlDeviceGetPciInfo;
-    if (g->pci_rc != NVML_SUCCESS && !nvml_code_is_lost(g->pci_rc) && legacy) {
-        nvmlPciInfo_legacy_t p;
-        memset(&p, 0, sizeof p);
-        g->pci_rc = legacy(g->h, &p);
-        if (g->pci_rc == NVML_SUCCESS)
-            memcpy(g->pci, p.busId, sizeof p.busId);
-    }
+    nvmlPciInfo_t p;
+    g->pci_rc = nvml_pci_info(g->h, &p);
+    if (g->pci_rc == NVML_SUCCESS)
+        snprintf(g->pci, sizeof g->pci, "%s", p.busId);
     g->name[sizeof g->name - 1] = g->uuid[sizeof g->uuid - 1] = g->serial[sizeof g->serial - 1] = '\0';
     g->pci[sizeof g->pci - 1] = '\0';
 }
 
 void sampler_read_index(const struct read_ctx *c, struct value *out)
 {
-    val_int(c->g, out, NVML_SUCCESS, c->g->index);
+    sampler_value_int(c->g, out, NVML_SUCCESS, c->g->index);
 }
 
 void sampler_read_name(const struct read_ctx *c, struct value *out)
@@ -164,13 +142,13 @@ static nvmlReturn_t fetch_util(const struct read_ctx *c)
 void sampler_read_util_gpu(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_util(c);
-    val_int(c->g, out, rc, c->g->util.gpu);
+    sampler_value_int(c->g, out, rc, c->g->util.gpu);
 }
 
 void sampler_read_util_mem(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_util(c);
-    val_int(c->g, out, rc, c->g->util.memory);
+    sampler_value_int(c->g, out, rc, c->g->util.memory);
 }
 
 static double sample_value(nvmlValueType_t t, nvmlValue_t v)
@@ -248,13 +226,13 @@ static void read_sample_stat(const struct read_ctx *c, struct value *out, int wh
         return;
     }
     if (which == 0)
-        val_int(c->g, out, rc, s->min);
+        sampler_value_int(c->g, out, rc, s->min);
     else if (which == 1)
-        val_int(c->g, out, rc, s->max);
+        sampler_value_int(c->g, out, rc, s->max);
     else if (which == 2)
-        val_float(c->g, out, rc, s->idle_share);
+        sampler_value_float(c->g, out, rc, s->idle_share);
     else
-        val_int(c->g, out, rc, s->count);
+        sampler_value_int(c->g, out, rc, s->count);
 }
 
 void sampler_read_util_min(const struct read_ctx *c, struct value *out)
@@ -282,7 +260,7 @@ static void read_codec(const struct read_ctx *c, struct value *out,
 {
     unsigned int util = 0, period = 0;
     nvmlReturn_t rc = fn ? fn(c->g->h, &util, &period) : MISSING;   /* before util is read: argument order is unspecified */
-    val_int(c->g, out, rc, util);
+    sampler_value_int(c->g, out, rc, util);
 }
 
 void sampler_read_enc(const struct read_ctx *c, struct value *out)
@@ -295,7 +273,7 @@ void sampler_read_dec(const struct read_ctx *c, struct value *out)
     read_codec(c, out, nvml.nvmlDeviceGetDecoderUtilization);
 }
 
-/* ---- memory: v2 (reserved split out) first, v1 as fallback ---- */
+/* ---- memory (nvml_memory: v2, reserved split out, else v1) ---- */
 
 static nvmlReturn_t fetch_mem(const struct read_ctx *c)
 {
@@ -303,26 +281,7 @@ static nvmlReturn_t fetch_mem(const struct read_ctx *c)
     if (g->mem_tick == c->tick)
         return g->mem_rc;
     g->mem_tick = c->tick;
-    nvmlReturn_t rc = MISSING;
-    if (nvml.nvmlDeviceGetMemoryInfo_v2) {
-        nvmlMemory_v2_t m;
-        memset(&m, 0, sizeof m);
-        m.version = nvmlMemory_v2;
-        rc = nvml.nvmlDeviceGetMemoryInfo_v2(g->h, &m);
-        if (rc == NVML_SUCCESS) {
-            g->mem_total = m.total, g->mem_used = m.used, g->mem_free = m.free, g->mem_reserved = m.reserved;
-            g->mem_v2 = true;
-            return g->mem_rc = rc;
-        }
-    }
-    if ((rc == MISSING || nvml_code_is_unsupported(rc)) && nvml.nvmlDeviceGetMemoryInfo) {
-        nvmlMemory_t m;
-        memset(&m, 0, sizeof m);
-        rc = nvml.nvmlDeviceGetMemoryInfo(g->h, &m);
-        g->mem_total = m.total, g->mem_used = m.used, g->mem_free = m.free, g->mem_reserved = 0;
-        g->mem_v2 = false;
-    }
-    return g->mem_rc = rc;
+    return g->mem_rc = nvml_memory(g->h, &g->mem);
 }
 
 #define MIB(x) ((long long)((x) / 1048576ull))
@@ -330,26 +289,26 @@ static nvmlReturn_t fetch_mem(const struct read_ctx *c)
 void sampler_read_mem_total(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
-    val_int(c->g, out, rc, MIB(c->g->mem_total));
+    sampler_value_int(c->g, out, rc, MIB(c->g->mem.total));
 }
 
 void sampler_read_mem_used(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
-    val_int(c->g, out, rc, MIB(c->g->mem_used));
+    sampler_value_int(c->g, out, rc, MIB(c->g->mem.used));
 }
 
 void sampler_read_mem_free(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
-    val_int(c->g, out, rc, MIB(c->g->mem_free));
+    sampler_value_int(c->g, out, rc, MIB(c->g->mem.free));
 }
 
 void sampler_read_mem_reserved(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
-    val_int(c->g, out, rc == NVML_SUCCESS && !c->g->mem_v2 ? NVML_ERROR_NOT_SUPPORTED : rc,
-            MIB(c->g->mem_reserved));
+    sampler_value_int(c->g, out, rc == NVML_SUCCESS && !c->g->mem.v2 ? NVML_ERROR_NOT_SUPPORTED : rc,
+            MIB(c->g->mem.reserved));
 }
 
 /* ---- thermal, power, clocks ---- */
@@ -360,12 +319,12 @@ void sampler_read_temp(const struct read_ctx *c, struct value *out)
         nvmlTemperature_v1_t t = {nvmlTemperature_v1, NVML_TEMPERATURE_GPU, 0};
         nvmlReturn_t rc = nvml.nvmlDeviceGetTemperatureV(c->g->h, &t);
         if (rc == NVML_SUCCESS || !nvml_code_is_unsupported(rc) || !nvml.nvmlDeviceGetTemperature)
-            return val_int(c->g, out, rc, t.temperature);
+            return sampler_value_int(c->g, out, rc, t.temperature);
     }
     unsigned int v = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetTemperature ? nvml.nvmlDeviceGetTemperature(c->g->h, NVML_TEMPERATURE_GPU, &v)
                                                     : MISSING;
-    val_int(c->g, out, rc, v);
+    sampler_value_int(c->g, out, rc, v);
 }
 
 void sampler_read_fan(const struct read_ctx *c, struct value *out)
@@ -393,7 +352,7 @@ void sampler_read_energy(const struct read_ctx *c, struct value *out)
     unsigned long long mj = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetTotalEnergyConsumption
                           ? nvml.nvmlDeviceGetTotalEnergyConsumption(c->g->h, &mj) : MISSING;
-    val_float(c->g, out, rc, (double)mj / 1000.0);
+    sampler_value_float(c->g, out, rc, (double)mj / 1000.0);
 }
 
 void sampler_read_clock_sm(const struct read_ctx *c, struct value *out)
@@ -445,7 +404,7 @@ static nvmlReturn_t fetch_reasons(const struct read_ctx *c)
 void sampler_read_reasons(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_reasons(c);
-    val_int(c->g, out, rc, (long long)c->g->reasons);
+    sampler_value_int(c->g, out, rc, (long long)c->g->reasons);
 }
 
 /* One reader for every reason row: the row's bit from clock_reasons.h. */
@@ -455,7 +414,7 @@ void sampler_read_reason(const struct read_ctx *c, struct value *out)
         if (metric_reason_id((enum clock_reason_id)r) != c->id)
             continue;
         nvmlReturn_t rc = fetch_reasons(c);
-        val_int(c->g, out, rc, (c->g->reasons & clock_reasons[r].bit) != 0);
+        sampler_value_int(c->g, out, rc, (c->g->reasons & clock_reasons[r].bit) != 0);
         return;
     }
 }
@@ -466,7 +425,7 @@ void sampler_read_pstate(const struct read_ctx *c, struct value *out)
     nvmlReturn_t rc = nvml.nvmlDeviceGetPerformanceState ? nvml.nvmlDeviceGetPerformanceState(c->g->h, &p) : MISSING;
     if (rc == NVML_SUCCESS && (p < NVML_PSTATE_0 || p > NVML_PSTATE_15))
         rc = NVML_ERROR_NOT_SUPPORTED;   /* NVML_PSTATE_UNKNOWN */
-    val_int(c->g, out, rc, p);
+    sampler_value_int(c->g, out, rc, p);
 }
 
 /* ---- PCIe ---- */
@@ -478,7 +437,7 @@ static void read_pcie_counter(const struct read_ctx *c, struct value *out, nvmlP
     unsigned int v = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetPcieThroughput ? nvml.nvmlDeviceGetPcieThroughput(c->g->h, counter, &v)
                                                        : MISSING;
-    val_int(c->g, out, rc, v);
+    sampler_value_int(c->g, out, rc, v);
 }
 
 void sampler_read_pcie_tx(const struct read_ctx *c, struct value *out)
@@ -518,7 +477,7 @@ static void read_ecc(const struct read_ctx *c, struct value *out, nvmlMemoryErro
     unsigned long long v = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetTotalEccErrors
                           ? nvml.nvmlDeviceGetTotalEccErrors(c->g->h, type, NVML_VOLATILE_ECC, &v) : MISSING;
-    val_int(c->g, out, rc, (long long)v);
+    sampler_value_int(c->g, out, rc, (long long)v);
 }
 
 void sampler_read_ecc_corr(const struct read_ctx *c, struct value *out)
@@ -535,7 +494,7 @@ void sampler_read_retired_pending(const struct read_ctx *c, struct value *out)
     nvmlEnableState_t s = NVML_FEATURE_DISABLED;
     nvmlReturn_t rc = nvml.nvmlDeviceGetRetiredPagesPendingStatus
                           ? nvml.nvmlDeviceGetRetiredPagesPendingStatus(c->g->h, &s) : MISSING;
-    val_int(c->g, out, rc, s == NVML_FEATURE_ENABLED);
+    sampler_value_int(c->g, out, rc, s == NVML_FEATURE_ENABLED);
 }
 
 void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
@@ -543,7 +502,7 @@ void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
     unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetRemappedRows
                           ? nvml.nvmlDeviceGetRemappedRows(c->g->h, &corr, &unc, &pending, &failed) : MISSING;
-    val_int(c->g, out, rc, pending != 0);
+    sampler_value_int(c->g, out, rc, pending != 0);
 }
 
 /* ---- processes ---- */
@@ -563,7 +522,7 @@ static nvmlReturn_t fetch_procs(const struct read_ctx *c)
 void sampler_read_proc_count(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_procs(c);
-    val_int(c->g, out, rc, c->g->nprocs);
+    sampler_value_int(c->g, out, rc, c->g->nprocs);
 }
 
 void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
@@ -573,7 +532,7 @@ void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
     for (unsigned i = 0; i < c->g->nprocs; i++)
         if (c->g->procs[i].used_memory != NVML_VALUE_NOT_AVAILABLE)
             sum += c->g->procs[i].used_memory;
-    val_int(c->g, out, rc, MIB(sum));
+    sampler_value_int(c->g, out, rc, MIB(sum));
 }
 
 /* The process's name (NVML) and owner, container and pod (/proc, host_attrib.c), read when the pid in

@@ -30,19 +30,9 @@
 
 static void smi_read_memory(nvmlDevice_t h, struct smi_val *used, struct smi_val *total)
 {
-    int rc = SMI_MISSING;
-    if (nvml.nvmlDeviceGetMemoryInfo_v2) {
-        nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
-        rc = nvml.nvmlDeviceGetMemoryInfo_v2(h, &m);
-        used->v = m.used, total->v = m.total;
-    }
-    if (rc != NVML_SUCCESS && !nvml_code_is_lost(rc) && nvml.nvmlDeviceGetMemoryInfo) {
-        nvmlMemory_t m;
-        memset(&m, 0, sizeof m);
-        rc = nvml.nvmlDeviceGetMemoryInfo(h, &m);
-        used->v = m.used, total->v = m.total;
-    }
-    used->rc = total->rc = rc;
+    struct nvml_memory m;
+    used->rc = total->rc = nvml_memory(h, &m);
+    used->v = m.used, total->v = m.total;
 }
 
 static void smi_read_bar1(nvmlDevice_t h, struct smi_val *used, struct smi_val *total)
@@ -78,21 +68,9 @@ static void smi_read_identity(struct smi_gpu *g, nvmlDevice_t h)
     g->name_rc = nvml.nvmlDeviceGetName ? nvml.nvmlDeviceGetName(h, g->name, sizeof g->name) : SMI_MISSING;
     g->uuid_rc = nvml.nvmlDeviceGetUUID ? nvml.nvmlDeviceGetUUID(h, g->uuid, sizeof g->uuid) : SMI_MISSING;
     g->name[sizeof g->name - 1] = g->uuid[sizeof g->uuid - 1] = '\0';
-    g->bus_rc = SMI_MISSING;
-    if (nvml.nvmlDeviceGetPciInfo_v3) {
-        nvmlPciInfo_t p;
-        memset(&p, 0, sizeof p);
-        if ((g->bus_rc = nvml.nvmlDeviceGetPciInfo_v3(h, &p)) == NVML_SUCCESS)
-            snprintf(g->bus_id, sizeof g->bus_id, "%.*s", (int)sizeof p.busId, p.busId);
-    }
-    nvmlReturn_t (*legacy)(nvmlDevice_t, nvmlPciInfo_legacy_t *) =
-        nvml.nvmlDeviceGetPciInfo_v2 ? nvml.nvmlDeviceGetPciInfo_v2 : nvml.nvmlDeviceGetPciInfo;
-    if (g->bus_rc != NVML_SUCCESS && !nvml_code_is_lost(g->bus_rc) && legacy) {
-        nvmlPciInfo_legacy_t p;
-        memset(&p, 0, sizeof p);
-        if ((g->bus_rc = legacy(h, &p)) == NVML_SUCCESS)
-            snprintf(g->bus_id, sizeof g->bus_id, "%.*s", (int)sizeof p.busId, p.busId);
-    }
+    nvmlPciInfo_t p;
+    if ((g->bus_rc = nvml_pci_info(h, &p)) == NVML_SUCCESS)
+        snprintf(g->bus_id, sizeof g->bus_id, "%s", p.busId);
 }
 
 static void smi_read_migs(struct smi_gpu *g, nvmlDevice_t h, bool full)

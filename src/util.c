@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void util_oom(size_t n)
 {
@@ -235,7 +236,7 @@ int util_parse_uint(const char *s, unsigned long long max, unsigned long long *o
 
 /* Parses a PCI bus id, [domain:]bus:device.function, all hex (NVML's 8-digit domain, the legacy
  * 4-digit one, or none, which is domain 0), into out. Returns 0, or -1 when it is not one. */
-int util_parse_bus_id(const char *id, unsigned long long out[4])
+static int util_parse_bus_id(const char *id, unsigned long long out[4])
 {
     static const char seps[] = "::.";
     const char *p = id;
@@ -256,4 +257,15 @@ int util_parse_bus_id(const char *id, unsigned long long out[4])
         p = end + (i < 3);
     }
     return 0;
+}
+
+bool util_gpu_named(const char *tok, unsigned index, const char *uuid, const char *bus_id)
+{
+    unsigned long long idx, want[4], have[4];
+    if (util_parse_uint(tok, 1u << 20, &idx) == 0)
+        return idx == index;
+    if (uuid && !strcasecmp(tok, uuid))
+        return true;
+    return bus_id && util_parse_bus_id(tok, want) == 0 && util_parse_bus_id(bus_id, have) == 0 &&
+           !memcmp(want, have, sizeof want);
 }

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -83,8 +84,9 @@ void util_rfc3339(const struct timespec *t, char out[32]);
 int util_parse_duration_ms(const char *s, double *out_ms);
 /* Parses a non-negative integer; -1 when s is not one entirely. */
 int util_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
-/* A PCI bus id, [domain:]bus:device.function in hex (NVML's 8-digit domain, the legacy 4-digit one,
- * or none: domain 0), into out[4]. Returns 0, or -1 when id is not one. */
-int util_parse_bus_id(const char *id, unsigned long long out[4]);
+/* Does tok (as --gpus and nvidia-smi's -i take it) name the GPU with this index, UUID and PCI bus
+ * id? An index, a UUID (any case) or a bus id, [domain:]bus:device.function in hex (NVML's 8-digit
+ * domain, the legacy 4-digit one, or none: domain 0). uuid and bus_id may be NULL (unknown). */
+bool util_gpu_named(const char *tok, unsigned index, const char *uuid, const char *bus_id);
 
 #endif
