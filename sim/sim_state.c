@@ -3,9 +3,11 @@
  *
  * The state is rebuilt on every 0->1 nvmlInit: environment variables
  * (GPUMON_SIM_SCENARIO, GPUMON_SIM_SPEED, GPUMON_SIM_START) are read then,
- * the scenario is parsed, and the clock starts. Scenario time is
- * START + (monotonic wall time since init) * SPEED, in microseconds; its
- * epoch mapping keeps the same rate, so sample timestamps stay strictly
+ * the scenario is parsed, and the clock is joined: the one every process
+ * playing this scenario shares (sim_clock.c), or with GPUMON_SIM_START a
+ * private one from this init. Scenario time is START + (monotonic wall
+ * time since the clock's origin) * SPEED, in microseconds; its epoch
+ * mapping keeps the same rate, so sample timestamps stay strictly
  * increasing whatever the speed (even 0, a frozen clock). The final
  * shutdown frees everything. Faults are read here because every entry
  * point needs them: lost GPUs, per-family NOT_SUPPORTED / NO_PERMISSION
@@ -13,6 +15,7 @@
  * with the mutex released.
  */
 #include "sim_state.h"
+#include "sim_clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -45,7 +48,7 @@ void sim_state_sleep_us(long long us)
         ts = rem;
 }
 
-/* Reads a non-negative float from the environment; -1 if malformed. */
+/* Reads a non-negative float from the environment: 1 when set, 0 unset (def), -1 if malformed. */
 static int state_env_double(const char *name, double def, double max, double *out)
 {
     const char *v = getenv(name);
@@ -65,7 +68,7 @@ static int state_env_double(const char *name, double def, double max, double *ou
         return -1;
     }
     *out = d;
-    return 0;
+    return 1;
 }
 
 /* The runtime arrays start zeroed (static storage); after a scenario they are
@@ -86,6 +89,8 @@ static void state_reset(void)
     }
     sim_scenario_free(sim_state.sc);
     sim_state.sc = NULL;
+    sim_clock_leave();
+    sim_state.clock_shared = 0;
 }
 
 nvmlReturn_t sim_state_init(int legacy)
@@ -94,15 +99,16 @@ nvmlReturn_t sim_state_init(int legacy)
     struct sim_scenario *sc;
     char err[1200];
     double speed, start;
-    int def_cuda = 13030;
+    int def_cuda = 13030, speed_set, start_set;
+    struct sim_clock_origin clk;
 
     pthread_mutex_lock(&sim_state.lock);
     if (sim_state.refcount > 0) {
         sim_state.refcount++;
         return sim_leave(NVML_SUCCESS);
     }
-    if (state_env_double("GPUMON_SIM_SPEED", 1.0, 1000.0, &speed) < 0 ||
-        state_env_double("GPUMON_SIM_START", 0.0, SIM_MAX_TIME_S, &start) < 0)
+    if ((speed_set = state_env_double("GPUMON_SIM_SPEED", 1.0, 1000.0, &speed)) < 0 ||
+        (start_set = state_env_double("GPUMON_SIM_START", 0.0, SIM_MAX_TIME_S, &start)) < 0)
         return sim_leave(NVML_ERROR_UNKNOWN);
     path = getenv("GPUMON_SIM_SCENARIO");
     sc = sim_scenario_load(path && *path ? path : NULL, err, sizeof(err));
@@ -117,14 +123,20 @@ nvmlReturn_t sim_state_init(int legacy)
     }
     state_reset();
     sim_state.sc = sc;
-    sim_state.speed = speed;
-    sim_state.start_us = llround(start * 1e6);
-    sim_state.init_mono_us = sim_state_mono_us();
-    {
+    if (start_set) {   /* a pinned moment: this process's own clock, from now */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        sim_state.init_epoch_us = (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+        clk.origin_mono_us = sim_state_mono_us();
+        clk.origin_epoch_us = (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+        clk.speed = speed;
+        sim_state.clock_shared = 0;
+    } else {
+        sim_state.clock_shared = sim_clock_join(path, speed, speed_set, &clk);
     }
+    sim_state.speed = clk.speed;
+    sim_state.start_us = llround(start * 1e6);
+    sim_state.origin_mono_us = clk.origin_mono_us;
+    sim_state.origin_epoch_us = clk.origin_epoch_us;
     sim_state.period_us = (long long)sc->sample_period_ms * 1000LL;
     if (sim_profile == SIM_PROFILE_LEGACY_470) {
         def_driver = "470.256.02";
@@ -141,7 +153,7 @@ nvmlReturn_t sim_state_init(int legacy)
         sim_devices[i].index = i;
     if (legacy) {
         for (unsigned int i = 0; i < sc->ngpus; i++)
-            if (sim_state_gpu_lost(i, sim_state.start_us)) {
+            if (sim_state_gpu_lost(i, sim_state_now_us())) {
                 state_reset();
                 return sim_leave(NVML_ERROR_GPU_IS_LOST);
             }
@@ -168,14 +180,14 @@ nvmlReturn_t sim_leave(nvmlReturn_t rc)
 
 long long sim_state_now_us(void)
 {
-    long long wall = sim_state_mono_us() - sim_state.init_mono_us;
+    long long wall = sim_state_mono_us() - sim_state.origin_mono_us;
 
     return sim_state.start_us + llround((double)wall * sim_state.speed);
 }
 
 long long sim_state_epoch_us(long long t_us)
 {
-    return sim_state.init_epoch_us - sim_state.start_us + t_us;
+    return sim_state.origin_epoch_us - sim_state.start_us + t_us;
 }
 
 int sim_state_gpu_lost(unsigned int gpu, long long t_us)

@@ -76,9 +76,10 @@ struct sim_state {
     int refcount;
     struct sim_scenario *sc;
     double speed;
-    long long start_us;
-    long long init_mono_us;
-    long long init_epoch_us;
+    long long start_us;             /* scenario time at the origin: GPUMON_SIM_START, or 0 (shared clock) */
+    long long origin_mono_us;       /* CLOCK_MONOTONIC at the origin (sim_clock.c: shared or this init's) */
+    long long origin_epoch_us;      /* CLOCK_REALTIME then */
+    int clock_shared;               /* the clock is shared with other processes (sim_clock.c) */
     long long period_us;
     int layout_32;                  /* _v3 process lists write 32-byte entries */
     char driver[80];

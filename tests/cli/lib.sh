@@ -9,6 +9,7 @@ PY=/usr/bin/python3
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpumon-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 unset GPUMON_NVML GPUMON_SIM_SCENARIO GPUMON_SIM_SPEED GPUMON_SIM_START
+export GPUMON_SIM_CLOCK_DIR="$T/simclock"   # the scenario clocks this test's processes share (no other test's)
 FAILS=0
 CHECKS=0
 

@@ -2,7 +2,8 @@
  * test_sim_realism.c: the "realism" group: the scenario's clock as gpumon
  * reads it (gpumonSimClock: the speed, an epoch time that starts at the wall
  * time of init and runs SPEED times as fast, frozen at 0, exported by every
- * variant), and the simulator's likeness to nvidia-smi captures of real
+ * variant), the one clock that two library instances (standing for two
+ * processes: each its own state and descriptors) share while one holds it, and the simulator's likeness to nvidia-smi captures of real
  * boards (an H100 SXM, an L40S, a GeForce RTX 2080 SUPER): process memory
  * changing in 2 MiB pages at 100 ms ticks, the memory clock unthrottled, idle
  * clocks and power per board, no fan on SXM and passive boards, no serial
@@ -10,7 +11,10 @@
  */
 #include "test_sim.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -60,6 +64,96 @@ static void test_clock(void **state)
 
     assert_int_equal(tsim_open(&old, "legacy-470"), 16);          /* every variant has it */
     assert_non_null(tsim_sym(&old, GPUMON_SIM_CLOCK_SYMBOL));
+}
+
+/* The temperature of GPU 0 (the scenario's second, from the ramp below) through lib. */
+static unsigned int real_second(const struct tsim_lib *lib)
+{
+    nvmlDevice_t d;
+    unsigned int t;
+
+    assert_int_equal(lib->nvmlDeviceGetHandleByIndex_v2(0, &d), NVML_SUCCESS);
+    assert_int_equal(lib->nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &t), NVML_SUCCESS);
+    return t;
+}
+
+/* Clock files in the test's clock directory. */
+static int real_clock_files(void)
+{
+    const char *dir = getenv("GPUMON_SIM_CLOCK_DIR");
+    struct dirent *e;
+    DIR *d;
+    int n = 0;
+
+    assert_non_null(dir);
+    if (!(d = opendir(dir)))
+        return 0;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, ".clock") != NULL;
+    closedir(d);
+    return n;
+}
+
+static void test_shared_clock(void **state)
+{
+    /* temperature = 20 + the scenario's second */
+    static const char scn[] = "gpu 0\n  util.gpu = const(50)\n  temperature = ramp(20, 1020, 0, 1000)\n";
+    real_clock_fn clk = (real_clock_fn)tsim_sym(&L, GPUMON_SIM_CLOCK_SYMBOL), clk2;
+    struct tsim_lib other;
+    unsigned int a1, b, a2;
+    unsigned long long ea, eb;
+    double speed = 0;
+    const char *path;
+    char dir[1024];
+
+    (void)state;
+    assert_int_equal(tsim_open(&other, "r535-43"), 3);   /* another instance: its own state, like a process */
+    clk2 = (real_clock_fn)tsim_sym(&other, GPUMON_SIM_CLOCK_SYMBOL);
+    path = tsim_write(scn, sizeof(scn) - 1);
+    tsim_up(path, 10, -1);                 /* 10x, no pinned START: the shared clock */
+    assert_int_equal(real_clock_files(), 1);
+    tsim_sleep_ms(400);                    /* >= second 4 */
+    tsim_env(path, -1, -1);                /* the second one sets no speed: it adopts the clock's */
+    a1 = real_second(&L);
+    assert_int_equal(other.nvmlInit_v2(), NVML_SUCCESS);
+    b = real_second(&other);
+    a2 = real_second(&L);
+    assert_true(a1 >= 24);
+    assert_true(b + 1 >= a1 && b <= a2 + 1);   /* the same second, not a clock of its own from 0 */
+    assert_int_equal(clk2(&speed, &eb), NVML_SUCCESS);
+    assert_int_equal(clk(&speed, &ea), NVML_SUCCESS);
+    assert_true(speed == 10);
+    assert_true(ea >= eb && (double)(ea - eb) < 2e6);   /* one epoch mapping: the samples' stamps agree */
+    assert_int_equal(clk2(&speed, &eb), NVML_SUCCESS);
+    assert_true(speed == 10);              /* fast-play adopted */
+    assert_int_equal(real_clock_files(), 1);
+    assert_int_equal(other.nvmlShutdown(), NVML_SUCCESS);
+
+    tsim_env(path, 1, -1);                 /* another speed asked for: a clock of its own */
+    assert_int_equal(other.nvmlInit_v2(), NVML_SUCCESS);
+    assert_true(real_second(&other) <= 21 && real_second(&L) >= 24);
+    assert_int_equal(other.nvmlShutdown(), NVML_SUCCESS);
+    tsim_env(path, -1, 0);                 /* a pinned moment: its own, at START */
+    assert_int_equal(other.nvmlInit_v2(), NVML_SUCCESS);
+    assert_true(real_second(&other) <= 21);
+    assert_int_equal(other.nvmlShutdown(), NVML_SUCCESS);
+
+    tsim_down();                           /* the last holder: the clock goes with it */
+    assert_int_equal(real_clock_files(), 0);
+    tsim_env(path, 10, -1);
+    assert_int_equal(other.nvmlInit_v2(), NVML_SUCCESS);
+    assert_true(real_second(&other) <= 21);  /* a fresh clock from second 0 */
+    assert_int_equal(other.nvmlShutdown(), NVML_SUCCESS);
+    snprintf(dir, sizeof dir, "%s", getenv("GPUMON_SIM_CLOCK_DIR"));
+    setenv("GPUMON_SIM_CLOCK_DIR", "off", 1);   /* sharing off: each its own clock, as before */
+    tsim_up(path, 10, -1);
+    tsim_sleep_ms(300);
+    assert_int_equal(other.nvmlInit_v2(), NVML_SUCCESS);
+    assert_true(real_second(&other) <= 21 && real_second(&L) >= 23);
+    tsim_down();
+    assert_int_equal(other.nvmlShutdown(), NVML_SUCCESS);
+    setenv("GPUMON_SIM_CLOCK_DIR", dir, 1);
+    unsetenv("GPUMON_SIM_SCENARIO");
 }
 
 /* Memory used on GPU 0 at scenario time start (a frozen clock); GetMemoryInfo (v1) counts the driver's
@@ -188,6 +282,7 @@ int tsim_run_realism(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_shared_clock),
         cmocka_unit_test(test_memory_steps),
         cmocka_unit_test(test_memory_clock_not_throttled),
         cmocka_unit_test(test_idle_by_board),
