@@ -18,7 +18,7 @@
 #include "rules.h"
 
 extern const struct cmd_entry cmd_watch_entry, cmd_query_entry, cmd_run_entry, cmd_diagnose_entry,
-    cmd_report_entry;
+    cmd_report_entry, cmd_compare_entry;
 /* serve lives in the exporter module (gpumon-serve.so, with libmicrohttpd
  * and GnuTLS); gpumon itself holds its launcher (cmd_serve_launch.c). */
 extern const struct cmd_entry cmd_serve_entry, cmd_serve_launcher;
@@ -40,6 +40,12 @@ int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+/* Reads the log at path into a new compare run (compare.h) for cmd (its messages' prefix): 0 with *out
+ * set, or an exit status after saying why (unreadable, a malformed line, no records). */
+struct compare_run;
+int cmd_compare_load(const char *cmd, const char *path, struct compare_run **out);
 
 /* Finds a part of gpumon installed beside it: DIR/in_build next to the
  * binary (a build tree), then installed, then DIR/../lib/gpumon/in_build.

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
+#include "compare.h"
 #include "diag.h"
 #include "exitcodes.h"
 #include "host.h"
@@ -52,7 +53,7 @@
 #include "sink.h"
 #include "steps.h"
 
-enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS };
+enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS, R_BASELINE };
 
 static const struct opt run_opts[] = {
     {"interval", "i", "DUR", R_INTERVAL, "time between samples: 1s (default), 500ms, 100ms (minimum 10ms)"},
@@ -61,6 +62,9 @@ static const struct opt run_opts[] = {
      "append JSON Lines records to FILE (gpumon watch's format; gpumon diagnose\nand gpumon report read it; "
      "FILE.zst: zstd-compressed)"},
     {"report", NULL, "FILE", R_REPORT, "write the HTML report to FILE when the command ends"},
+    {"baseline", NULL, "LOG", R_BASELINE,
+     "compare this run with an earlier one (its JSON Lines log) when the command ends,\nas gpumon compare LOG does: "
+     "faster or slower, input wait, activity, energy"},
     {"no-processes", NULL, NULL, R_NO_PROCS, "leave per-process lists out of the JSON Lines records"},
     {"attach", NULL, "PID", R_ATTACH,
      "watch the running process PID and its children instead of starting a command,\nuntil it exits or gpumon "
@@ -101,7 +105,7 @@ const struct cmd_entry cmd_run_entry = {
 
 struct run_opts {
     double interval_ms;
-    const char *gpus, *output, *report, *steps_dir, *job_dir;
+    const char *gpus, *output, *report, *steps_dir, *job_dir, *baseline;
     bool processes, no_steps;
     int attach;
     struct cmd_nvml_opts nvml;
@@ -117,6 +121,7 @@ static int run_set(void *ctx, int key, const char *v)
         return cmd_parse_gpus("run", v, &o->gpus);
     case R_OUTPUT: o->output = v; return 0;
     case R_REPORT: o->report = v; return 0;
+    case R_BASELINE: o->baseline = v; return 0;
     case R_NO_PROCS: o->processes = false; return 0;
     case R_STEPS: o->steps_dir = v; return 0;
     case R_NO_STEPS: o->no_steps = true; return 0;
@@ -260,7 +265,7 @@ static bool run_ended(struct run_job *job, int *status)
 
 /* Samples until the job ends; returns the command's wait status (0 when attached). */
 static int run_loop(const struct run_opts *o, struct run_job *job, struct sampler *smp, struct sink *sk,
-                    struct out *out, struct diag *d, struct report *rp)
+                    struct out *out, struct diag *d, struct report *rp, struct compare_run *cmp)
 {
     struct sbuf b;
     struct record rec;
@@ -289,6 +294,8 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
         diag_feed(d, &rec);
         if (rp)
             report_feed(rp, &rec);
+        if (cmp)
+            compare_run_feed(cmp, &rec);
         if (last)
             break;
         util_next_deadline(&next, step);
@@ -357,9 +364,22 @@ static int run_start(char **cmd, pid_t *child, int *gate, int *status_fd)
     return n > 0 && e == ENOENT ? 127 : 126;
 }
 
-/* The end of the run: the summary on stderr, then the report. */
+/* The comparison with the baseline (--baseline), on stderr. */
+static void run_compare(const char *baseline, const struct compare_run *base, const struct compare_run *cur)
+{
+    struct compare_result res;
+    struct sbuf b;
+    sbuf_init(&b);
+    compare_runs(base, cur, &res);
+    compare_text(&res, baseline, "this run", &b);
+    fprintf(stderr, "\nAgainst the baseline:\n%s", b.data ? b.data : "");
+    sbuf_free(&b);
+}
+
+/* The end of the run: the summary on stderr, the comparison with the baseline, then the report. */
 static void run_finish(const struct run_opts *o, const char *what, const struct run_job *job, int status,
-                       struct diag *d, struct report *rp)
+                       struct diag *d, struct report *rp, const struct compare_run *base,
+                       const struct compare_run *cur)
 {
     char err[512];
     struct sbuf b;
@@ -378,6 +398,8 @@ static void run_finish(const struct run_opts *o, const char *what, const struct 
         fprintf(stderr, "Step channel: %s\n", err);
     }
     sbuf_free(&b);
+    if (base && cur)
+        run_compare(o->baseline, base, cur);
     if (rp) {
         char source[600];
         snprintf(source, sizeof source, "gpumon run %.500s", what);
@@ -417,12 +439,16 @@ int cmd_run(int argc, char **argv)
     struct sampler *smp = NULL;
     struct diag *d = NULL;
     struct report *rp = NULL;
+    struct compare_run *base = NULL, *cur = NULL;
     struct run_job job = {.child = -1, .attach = o.attach};
     bool watching = false, forwarding = false;
     pthread_t fwd;
     int gate = -1, status_fd = -1;
+    if (o.baseline && (rc = cmd_compare_load("run", o.baseline, &base)) != 0)
+        return rc;   /* before anything starts: the comparison asked for cannot be made */
     if (o.output && out_open(&out, o.output, err, sizeof err) != 0) {
         util_warn("%s", err);
+        compare_run_free(base);
         return EXIT_RUNTIME;
     }
     if ((rc = run_open_steps(&o, &job.steps)) != 0 || (rc = run_open_gpus(&o, name, &watching)) != 0)
@@ -459,11 +485,12 @@ int cmd_run(int argc, char **argv)
     struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, o.processes, 0};
     rp = o.report ? report_new() : NULL;
     d = diag_new(&o.ao.cfg, run_on_change, rp);
-    int status = run_loop(&o, &job, smp, &sk, &out, d, rp);
+    cur = base ? compare_run_new() : NULL;
+    int status = run_loop(&o, &job, smp, &sk, &out, d, rp, cur);
     if (!o.attach)
         run_leftovers(cmd[0]);
     diag_finish(d);
-    run_finish(&o, name, &job, status, d, rp);
+    run_finish(&o, name, &job, status, d, rp, base, cur);
     rc = o.attach ? EXIT_OK : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 out:
     if (forwarding) {
@@ -476,6 +503,8 @@ out:
     if (status_fd >= 0)
         close(status_fd);
     report_free(rp);
+    compare_run_free(base);
+    compare_run_free(cur);
     diag_free(d);
     sampler_close(smp);
     steps_close(job.steps);

@@ -15,7 +15,7 @@
 
 static const struct cmd_entry *const main_commands[] = {
     &cmd_watch_entry, &cmd_query_entry, &cmd_serve_launcher, &cmd_top_launcher, &cmd_run_entry, &cmd_diagnose_entry,
-    &cmd_report_entry,
+    &cmd_report_entry, &cmd_compare_entry,
 };
 #define MAIN_NCOMMANDS (sizeof main_commands / sizeof main_commands[0])
 

@@ -78,7 +78,7 @@ expect_match "600 query fields: message" "$(cat "$T/err")" "Too many fields to q
 man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
 docs=$(cat "$SRC/README.md" "$SRC"/docs/*.md)
 expect_match "man page mentions --list-metrics" "$man" -- "--list-metrics"
-for c in watch query serve run diagnose report; do
+for c in watch query serve run diagnose report compare; do
   [ "$c" = serve ] && [ "$HAVE_SERVE" != 1 ] && continue
   opts=$("$GPUMON" $c --help | grep -oE -- '--[a-z][a-z.-]+' | sort -u)
   [ -n "$opts" ] && ok || fail "$c --help lists no option"
@@ -95,7 +95,7 @@ done
 expect_match "gpumon --help lists serve" "$("$GPUMON" --help)" "serve"
 # run, diagnose and report: in --help and in the man page with their options.
 mainhelp=$("$GPUMON" --help)
-for c in run diagnose report; do
+for c in run diagnose report compare; do
   expect_match "--help lists $c" "$mainhelp" "^  $c +"
   expect_match "man page has $c" "$man" "^\.B $c"
 done
