@@ -1,0 +1,185 @@
+/*
+ * test_ledger.c: the ledger's classification on synthetic points with
+ * known answers: start-up before the first sustained work, a pause
+ * between busy stretches, a stall, idle GPUs, a lost GPU, held-down clocks,
+ * the loop's own input wait, gaps taken as input wait by an input verdict
+ * that speaks late, the sums (every observed second once), the gains, and
+ * the text and JSON.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+#include "ledger.h"
+
+static const struct ledger_config cfg = {.pause_s = 5, .stall_s = 120, .sustain_s = 5, .horizon_s = 90};
+
+static struct ledger_point pt(double t, double idle, bool mem)
+{
+    return (struct ledger_point){.t = t, .idle = idle, .mem_held = mem, .job = true, .clock_ratio = 1,
+                                 .wait_s = NAN, .sm_active = NAN, .tensor = NAN, .energy_j = NAN};
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    if (fabs(got - want) > tol)
+        fail_msg("%s: got %g, expected %g (+-%g)", what, got, want, tol);
+}
+
+static void sums(const struct ledger_totals *t)
+{
+    double s = t->pending;
+    for (int c = 0; c < LC_COUNT; c++)
+        s += t->s[c];
+    near(s, t->gpu_seconds, 1e-6 * (t->gpu_seconds + 1), "causes sum to the observed seconds");
+}
+
+static void test_startup_pause_stall(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    struct ledger_totals t;
+    double s = 0;
+    for (int i = 0; i <= 1000; i++, s++) {
+        double idle = i < 20 ? 1 : (i >= 300 && i < 330) ? 1 : (i >= 600 && i < 800) ? 1 : 0.02;
+        { struct ledger_point p = pt(s, idle, i >= 10); ledger_feed(l, 0, &p); }
+        if (i == 400) {   /* midway: decided and pending add up, and stay put */
+            ledger_gpu(l, 0, &t);
+            sums(&t);
+        }
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    near(t.gpu_seconds, 1000, 1e-9, "observed");
+    near(t.s[LC_STARTUP], 19, 1e-9, "startup: the job's first idle seconds (the intervals up to the first busy point)");
+    near(t.s[LC_PAUSE], 30, 1e-9, "pause: 30 s idle between busy stretches");
+    near(t.s[LC_STALLED], 200, 1e-9, "stalled: 200 s idle holding memory");
+    near(t.s[LC_COMPUTE], 751, 1e-9, "compute");
+    near(t.s[LC_INPUT_WAIT] + t.s[LC_IDLE] + t.s[LC_LOST] + t.s[LC_THROTTLED], 0, 1e-9, "nothing else");
+    ledger_free(l);
+}
+
+static void test_idle_lost_throttled(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    struct ledger_totals t;
+    for (int i = 0; i <= 600; i++) {
+        struct ledger_point a = pt(i, 0, true), b = pt(i, 1, false), c = pt(i, 0, true);
+        a.lost = i > 400;                       /* GPU 0: lost after 400 s */
+        b.job = false;                          /* GPU 1: nothing ever runs */
+        c.clock_held = i >= 100 && i < 300;     /* GPU 2: clocks held at 60% for 200 s */
+        c.clock_ratio = c.clock_held ? 0.6 : 1;
+        c.sm_active = 80;
+        c.tensor = 40;
+        c.energy_j = 300.0 * i;
+        ledger_feed(l, 0, &a);
+        ledger_feed(l, 1, &b);
+        ledger_feed(l, 2, &c);
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    near(t.s[LC_LOST], 200, 1e-9, "lost");
+    near(t.s[LC_COMPUTE], 400, 1e-9, "compute until the loss");
+    ledger_gpu(l, 1, &t);
+    near(t.s[LC_IDLE], 600, 1e-9, "an idle GPU");
+    ledger_gpu(l, 2, &t);
+    sums(&t);
+    near(t.s[LC_THROTTLED], 200 * 0.4, 1e-6, "throttled: busy seconds x (1 - clock / max)");
+    near(t.s[LC_COMPUTE], 600 - 80, 1e-6, "compute");
+    near(t.energy_j, 180000, 1e-6, "energy");
+    near(t.sm_s / t.gpm_s, 80, 1e-9, "SM activity while computing");
+    double x = ledger_speedup(&t, LC_THROTTLED);
+    near(x, 1 / (1 - 80.0 / 600), 1e-9, "throttled's speedup bound");
+    assert_true(isnan(ledger_speedup(&t, LC_IDLE)));
+    ledger_run(l, &t);
+    sums(&t);
+    assert_int_equal(t.gpus, 3);
+    near(t.gpu_seconds, 1800, 1e-9, "the run's GPU-seconds");
+    ledger_free(l);
+}
+
+static void test_input_wait(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    struct ledger_totals t;
+    /* GPU 0: the loop reports 0.4 s of input wait a second */
+    for (int i = 0; i <= 300; i++) {
+        struct ledger_point p = pt(i, 0.4, true);
+        p.wait_s = 0.4;
+        p.steps = 2;
+        ledger_feed(l, 0, &p);
+    }
+    /* GPU 1: no steps; it swings (half of each second idle) and an input verdict speaks after 90 s */
+    for (int i = 0; i <= 300; i++) {
+        struct ledger_point p = pt(i, 0.5, true);
+        p.input_verdict = i >= 90;
+        ledger_feed(l, 1, &p);
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    near(t.s[LC_INPUT_WAIT], 120, 1e-6, "the loop's own wait");
+    near(t.s[LC_COMPUTE], 180, 1e-6, "compute");
+    near(ledger_speedup(&t, LC_INPUT_WAIT), 1 / 0.6, 1e-6, "speedup bound 1/(1-0.4)");
+    near(t.steps, 600, 1e-9, "steps");
+    ledger_gpu(l, 1, &t);
+    sums(&t);
+    near(t.s[LC_INPUT_WAIT], 150, 1, "the idle half, also before the verdict spoke (within its horizon)");
+    ledger_free(l);
+    /* an input verdict never comes: the gaps inside busy time are compute, a long stop a pause */
+    l = ledger_new(&cfg);
+    for (int i = 0; i <= 300; i++)
+        { struct ledger_point p = pt(i, i >= 100 && i < 110 ? 1 : 0.1, true); ledger_feed(l, 0, &p); }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    near(t.s[LC_PAUSE], 10, 1e-9, "pause");
+    near(t.s[LC_COMPUTE], 290, 1e-9, "compute, gaps included");
+    ledger_free(l);
+}
+
+static void test_gaps_and_text(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    struct ledger_totals t;
+    /* a log with a 2-hour hole: not observed */
+    for (int i = 0; i <= 100; i++)
+        { struct ledger_point p = pt(i < 50 ? i : i + 7200, 0, true); ledger_feed(l, 0, &p); }
+    ledger_steps(l, 1000);
+    ledger_finish(l);
+    ledger_run(l, &t);
+    near(t.gpu_seconds, 99, 1e-9, "a hole in the log is not observed");
+    struct sbuf b;
+    sbuf_init(&b);
+    ledger_text(&t, "1 GPU", 2.5, &b);
+    assert_non_null(strstr(b.data, "GPU time by cause (1 GPU, 1.6 GPU-min observed"));
+    assert_non_null(strstr(b.data, "compute"));
+    sbuf_reset(&b);
+    ledger_json(&t, 2.5, &b);
+    assert_non_null(strstr(b.data, "{\"gpu_seconds\":99.000,\"seconds\":{\"compute\":99.000,\"input_wait\":0.000,"));
+    if (!strstr(b.data, "\"gain\":{\"input_wait\":{\"speedup\":1.0000,\"gpu_seconds\":0.000}"))
+        fail_msg("%s", b.data);
+    assert_non_null(strstr(b.data, "\"cost\":{\"per_gpu_hour\":2.5000,\"total\":0.0688"));
+    assert_non_null(strstr(b.data, "\"steps\":1000"));
+    assert_null(strstr(b.data, "nan"));
+    sbuf_free(&b);
+    ledger_free(l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_startup_pause_stall),
+        cmocka_unit_test(test_idle_lost_throttled),
+        cmocka_unit_test(test_input_wait),
+        cmocka_unit_test(test_gaps_and_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
