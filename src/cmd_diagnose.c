@@ -21,7 +21,9 @@
 enum { D_FORMAT = 1 };
 
 static const struct opt diagnose_opts[] = {
-    {"format", "f", "FMT", D_FORMAT, "text (default: timeline of verdict changes and a summary) or json (summary)"},
+    {"format", "f", "FMT", D_FORMAT,
+     "text (default: timeline of verdict changes and a summary) or json (summary); with --list-rules: text, "
+     "markdown or man (the tables as docs/rules.md and the man page hold them)"},
     {NULL, NULL, NULL, 0, NULL},
 };
 
@@ -45,7 +47,7 @@ const struct cmd_entry cmd_diagnose_entry = {
 };
 
 struct diagnose_opts {
-    bool json;
+    const char *format;
     struct cmd_analysis_opts ao;
 };
 
@@ -54,9 +56,10 @@ static int diagnose_set(void *ctx, int key, const char *v)
     struct diagnose_opts *o = ctx;
     if (key != D_FORMAT)
         return cmd_analysis_option("diagnose", &o->ao, key, v);
-    if (strcmp(v, "text") && strcmp(v, "json"))
-        return opt_usage_error("diagnose", "--format: unknown format \"%.200s\" (choose text or json)", v);
-    o->json = !strcmp(v, "json");
+    if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "markdown") && strcmp(v, "man"))
+        return opt_usage_error("diagnose", "--format: unknown format \"%.200s\" (choose text or json; with "
+                               "--list-rules, text, markdown or man)", v);
+    o->format = v;
     return 0;
 }
 
@@ -130,16 +133,24 @@ static int diagnose_merge(struct diagnose_log *logs, unsigned n, struct diag *d,
 
 int cmd_diagnose(int argc, char **argv)
 {
-    struct diagnose_opts o = {.json = false};
+    struct diagnose_opts o = {.format = "text"};
     cmd_analysis_init(&o.ao);
     int first, rc = opt_parse(&cmd_diagnose_entry, argc, argv, diagnose_set, &o, &first);
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
+    bool doc = !strcmp(o.format, "markdown") || !strcmp(o.format, "man");
     if (o.ao.list_rules) {
-        rules_print(&o.ao.cfg);
+        if (!strcmp(o.format, "json"))
+            return opt_usage_error("diagnose", "--list-rules prints text, markdown or man, not json");
+        rules_print_doc(stdout, &o.ao.cfg, !strcmp(o.format, "markdown") ? RULES_DOC_MARKDOWN
+                                           : !strcmp(o.format, "man")    ? RULES_DOC_MAN
+                                                                         : RULES_DOC_TEXT);
         return EXIT_OK;
     }
-    bool json = o.json;
+    if (doc)
+        return opt_usage_error("diagnose", "--format %s goes with --list-rules (a diagnosis is text or json)",
+                               o.format);
+    bool json = !strcmp(o.format, "json");
     if (first >= argc)
         return opt_usage_error("diagnose", "give the log to read: gpumon diagnose LOG.jsonl");
     unsigned nlogs = (unsigned)(argc - first);
