@@ -274,6 +274,11 @@ void analyze_summary(const struct analyzer *a, unsigned i, struct analyze_summar
                                     .last_t = run->last_t, .duration_s = run->last_t - run->first_t,
                                     .samples = (double)run->samples, .throttled_s = run->throttled_s,
                                     .gpm_code = run->gpm_code};
+    unsigned same = 0, before = 0;
+    for (unsigned k = 0; k < a->ngpus; k++)
+        if (a->gpus[k]->index == g->index && a->gpus[k]->node == g->node)
+            same++, before += k < i;
+    out->twin = same > 1 ? before + 1 : 0;
     analyze_run_reduce(run, out);
     out->n_util = (double)run->n_util;
     for (int b = 0; b <= 100; b++)

@@ -190,6 +190,8 @@ struct analyze_gpu_stats {
 /* Whole-run figures of one GPU, computed once (analyze_summary): every summary renders this. NAN: unknown. */
 struct analyze_summary {
     unsigned index;
+    unsigned twin;                          /* 0: the only GPU of its node and index; else its place (1, 2, ...)
+                                             * among those (the index came back with another UUID) */
     const char *host, *name, *uuid, *who;   /* the analyzer's strings; "" unknown */
     double first_t, last_t, duration_s;
     double samples;

@@ -377,8 +377,10 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         analyze_summary(an, g, &s);
         if (analyze_nnodes(an) > 1)
             sbuf_printf(b, "%s ", s.host);
-        sbuf_printf(b, "GPU %u  %s  (%.0f samples over %.0f s)\n", s.index, s.name[0] ? s.name : "?", s.samples,
-                    s.duration_s);
+        sbuf_printf(b, "GPU %u  %s  ", s.index, s.name[0] ? s.name : "?");
+        if (s.twin)   /* the index came back with another UUID: another GPU, named by it */
+            sbuf_printf(b, "%s  ", s.uuid[0] ? s.uuid : "(no UUID)");
+        sbuf_printf(b, "(%.0f samples over %.0f s)\n", s.samples, s.duration_s);
         diag_rows_text(&s, b);
         diag_verdicts_text(d, g, &s, b);
     }
@@ -428,6 +430,11 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
         fmt_json_string(b, s.host);
         sbuf_printf(b, ",\"index\":%u,\"name\":", s.index);
         fmt_json_string(b, s.name);
+        sbuf_puts(b, ",\"uuid\":");
+        if (s.uuid[0])
+            fmt_json_string(b, s.uuid);
+        else
+            sbuf_puts(b, "null");
         sbuf_printf(b, ",\"samples\":%.0f,\"first\":\"", s.samples);
         diag_ts(s.first_t, b);
         sbuf_puts(b, "\",\"last\":\"");

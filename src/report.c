@@ -120,8 +120,16 @@ static void report_gpu_section(const struct report *rp, const struct diag *d, un
     struct analyze_summary t;
     analyze_summary(diag_analyzer(d), i, &t);
     const struct report_gpu *g = i < rp->ngpus ? rp->gpus[i] : NULL;
-    sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u\"><h2>GPU %u &ndash; ", t.index, t.index);
+    if (t.twin > 1)   /* the index came back with another UUID: another GPU, its own section */
+        sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u-%u\"><h2>GPU %u &ndash; ", t.index, t.twin, t.index);
+    else
+        sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u\"><h2>GPU %u &ndash; ", t.index, t.index);
     report_html_escape(b, t.name[0] ? t.name : "unnamed");
+    if (t.twin) {
+        sbuf_puts(b, " (");
+        report_html_escape(b, t.uuid[0] ? t.uuid : "no UUID");
+        sbuf_putc(b, ')');
+    }
     sbuf_puts(b, "</h2>\n");
     diag_summary_html(&t, b);
     if (g)

@@ -415,6 +415,45 @@ static void test_xids_peers_lost(void **state)
     analyze_free(a);
 }
 
+/* A GPU is its node, index and UUID: a new UUID at an index is a new GPU; a UUID first learnt is the same
+ * GPU; a record without one is the latest GPU of its index; analyze_gpu_of maps a record's GPUs. */
+static void test_gpu_identity(void **state)
+{
+    (void)state;
+    struct analyze_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    static const char *const uuids[] = {NULL, "GPU-a", "GPU-a", "GPU-b", NULL, "GPU-a"};
+    for (int t = 0; t < 6; t++) {
+        memset(gpus, 0, sizeof gpus);
+        memset(&rec, 0, sizeof rec);
+        rec.time.tv_sec = 9900 + t;
+        rec.ngpus = 2;
+        rec.gpus = gpus;
+        gpus[0].index = 3, gpus[1].index = 4;
+        set_i(&gpus[0], M_UTIL_GPU, 50);
+        set_i(&gpus[1], M_UTIL_GPU, 50);
+        if (uuids[t])
+            gpus[0].v[M_UUID] = (struct value){.state = VS_OK, .u.s = uuids[t]};
+        analyze_feed(a, &rec);
+        int want = t < 3 ? 0 : 2;   /* GPU-a is GPU 0 (its UUID learnt at t 1); GPU-b from t 3, then its index */
+        if (t == 5)
+            want = 0;               /* GPU-a again: the GPU it was */
+        assert_int_equal(analyze_gpu_of(a, &rec, 0), want);
+        assert_int_equal(analyze_gpu_of(a, &rec, 1), 1);
+    }
+    assert_int_equal(analyze_ngpus(a), 3);
+    struct analyze_summary s0, s2;
+    analyze_summary(a, 0, &s0);
+    analyze_summary(a, 2, &s2);
+    assert_true(s0.index == 3 && s2.index == 3 && s0.twin == 1 && s2.twin == 2);
+    assert_string_equal(s0.uuid, "GPU-a");
+    assert_string_equal(s2.uuid, "GPU-b");
+    assert_true(s0.samples == 4 && s2.samples == 2);
+    feed(a, 9000, 50, NAN, 100, 1);   /* out of order: ignored, mapped to nothing */
+    assert_int_equal(analyze_gpu_of(a, &rec, 0), -1);
+    analyze_free(a);
+}
+
 /* GPM must cover the window as a full window must: min.coverage (80%) of its points, min.samples of them. */
 static void test_gpm_covered(void **state)
 {
@@ -494,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_memory_trend_and_oom),
         cmocka_unit_test(test_xids_peers_lost),
         cmocka_unit_test(test_gpm_covered),
+        cmocka_unit_test(test_gpu_identity),
         cmocka_unit_test(test_figure_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
