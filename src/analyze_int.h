@@ -107,7 +107,13 @@ static inline const struct analyze_point *analyze_at(const struct analyze_gpu *g
 void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n);
 float analyze_num(const struct value *v, enum metric_id id);
 int analyze_cmp_double(const void *x, const void *y);
+/* The median of n values (sorts them); NAN of none. */
 double analyze_median(double *v, unsigned n);
+/* The median of the n ascending values with one occurrence of x taken out: the others' median in O(1);
+ * NAN when x is not among them or none is left. */
+double analyze_median_but(const double *sorted, unsigned n, double x);
+/* The k-th smallest of n values (0-based; they are reordered), as a sort would give it, in O(n). */
+double analyze_nth(double *v, unsigned n, unsigned k);
 
 /* analyze_fig.c: the rows' reductions. */
 void analyze_acc_add(struct analyze_acc *acc, double t, double v);

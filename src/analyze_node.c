@@ -120,6 +120,45 @@ double analyze_median(double *v, unsigned n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double analyze_median_but(const double *sorted, unsigned n, double x)
+{
+    unsigned out = 0, m = n - 1;
+    while (out < n && sorted[out] != x)
+        out++;
+    if (n < 2 || out == n)
+        return NAN;
+#define ANALYZE_BUT(k) sorted[(k) < out ? (k) : (k) + 1]
+    return m % 2 ? ANALYZE_BUT(m / 2) : (ANALYZE_BUT(m / 2 - 1) + ANALYZE_BUT(m / 2)) / 2;
+#undef ANALYZE_BUT
+}
+
+double analyze_nth(double *v, unsigned n, unsigned k)
+{
+    long lo = 0, hi = (long)n - 1, want = (long)k;
+    while (lo < hi) {   /* Hoare's selection: v[k] ends as the k-th smallest, as after a sort */
+        double pivot = v[lo + (hi - lo) / 2];
+        long i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (want <= j)
+            hi = j;
+        else if (want >= i)
+            lo = i;
+        else
+            break;   /* between the two parts: equal to the pivot */
+    }
+    return v[k];
+}
+
 void analyze_nodes_compare(const struct analyzer *a, struct analyze_gpu_stats *out)
 {
     unsigned n = a->ngpus, nnodes = a->nnodes, with = 0;

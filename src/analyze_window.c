@@ -29,10 +29,8 @@ static void analyze_idle(const struct analyze_gpu *g, struct analyze_gpu_stats *
     unsigned nd = 0;
     for (unsigned k = 1; k < g->n && nd < 64; k++)
         dts[nd++] = analyze_at(g, k)->t - analyze_at(g, k - 1)->t;
-    if (nd) {
-        qsort(dts, nd, sizeof *dts, analyze_cmp_double);
-        step = dts[nd / 2];
-    }
+    if (nd)
+        step = analyze_nth(dts, nd, nd / 2);   /* the median interval */
     double idle = 0, total = 0, cur = 0, sum_gaps = 0;
     unsigned gaps = 0;
     bool in_gap = false, gap_full = false;   /* the open gap, and whether it has a wholly idle record */
@@ -251,14 +249,16 @@ static void analyze_slowest(const struct analyzer *a, struct analyze_gpu_stats *
                 p[m++].node = h;
             }
         }
+    for (unsigned j = 0; j < m; j++)   /* sorted once; each process's others are they without it */
+        p50s[j] = p[j].r.win.p50, waits[j] = isnan(p[j].r.win.wait_share) ? 0 : p[j].r.win.wait_share;
+    qsort(p50s, m, sizeof *p50s, analyze_cmp_double);
+    qsort(waits, m, sizeof *waits, analyze_cmp_double);
     for (unsigned i = 0; i < m && m >= 2; i++) {
-        unsigned k = 0;
-        for (unsigned j = 0; j < m; j++)
-            if (j != i)
-                p50s[k] = p[j].r.win.p50, waits[k++] = isnan(p[j].r.win.wait_share) ? 0 : p[j].r.win.wait_share;
-        double med = p[i].others_p50 = analyze_median(p50s, k), medw = p[i].others_wait = analyze_median(waits, k);
+        double wait = isnan(p[i].r.win.wait_share) ? 0 : p[i].r.win.wait_share;
+        double med = p[i].others_p50 = analyze_median_but(p50s, m, p[i].r.win.p50);
+        double medw = p[i].others_wait = analyze_median_but(waits, m, wait);
         p[i].ratio = med > 0 ? p[i].r.win.p50 / med : 0;
-        p[i].wait_gap = (isnan(p[i].r.win.wait_share) ? 0 : p[i].r.win.wait_share) - medw;
+        p[i].wait_gap = wait - medw;
         p[i].key = p[i].ratio + p[i].wait_gap / 100;
     }
     for (unsigned g = 0; g < a->ngpus; g++) {
@@ -294,19 +294,25 @@ static void analyze_slowest(const struct analyzer *a, struct analyze_gpu_stats *
 
 /* Peers: the other GPUs (of every node) busy in the job: a full window, not lost, utilization at idle.util
  * or more, or a process. */
+static bool analyze_peer(const struct analyzer *a, const struct analyze_gpu_stats *o)
+{
+    return o->enough && !o->lost && !isnan(o->util_mean) && (o->util_mean >= a->cfg.idle_util || o->procs > 0);
+}
+
+/* The busy GPUs sorted once; each GPU's peers are they without itself. */
 static void analyze_peers(const struct analyzer *a, struct analyze_gpu_stats *out)
 {
     double *m = xcalloc(a->ngpus ? a->ngpus : 1, sizeof *m);
+    unsigned n = 0;
+    for (unsigned j = 0; j < a->ngpus; j++)
+        if (analyze_peer(a, &out[j]))
+            m[n++] = out[j].util_mean;
+    qsort(m, n, sizeof *m, analyze_cmp_double);
     for (unsigned i = 0; i < a->ngpus; i++) {
-        unsigned n = 0;
-        for (unsigned j = 0; j < a->ngpus; j++) {
-            const struct analyze_gpu_stats *o = &out[j];
-            if (j != i && o->enough && !o->lost && !isnan(o->util_mean) &&
-                (o->util_mean >= a->cfg.idle_util || o->procs > 0))
-                m[n++] = o->util_mean;
-        }
-        out[i].npeers = n;
-        out[i].peer_median_util = analyze_median(m, n);
+        bool self = analyze_peer(a, &out[i]);
+        out[i].npeers = self ? n - 1 : n;
+        out[i].peer_median_util = self ? analyze_median_but(m, n, out[i].util_mean)
+                                       : n ? (n % 2 ? m[n / 2] : (m[n / 2 - 1] + m[n / 2]) / 2) : NAN;
     }
     free(m);
 }

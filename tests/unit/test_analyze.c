@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
 #include "analyze_int.h"
@@ -210,6 +211,42 @@ static void test_steps_phases(void **state)
     s = stats(a);
     assert_true(isnan(s.util_in_wait) && isnan(s.util_in_compute));
     analyze_free(a);
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The selection and the others' median agree with sorting, with ties. */
+static void test_selection(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    for (int round = 0; round < 500; round++) {
+        double v[40], sorted[40], w[40];
+        unsigned n = 1 + (seed = seed * 1103515245u + 12345u) % 40;
+        for (unsigned i = 0; i < n; i++)
+            v[i] = (double)(((seed = seed * 1103515245u + 12345u) >> 16) % 9);   /* few values: many ties */
+        memcpy(sorted, v, sizeof v);
+        qsort(sorted, n, sizeof *sorted, cmp_d);
+        for (unsigned k = 0; k < n; k++) {
+            memcpy(w, v, sizeof v);
+            assert_true(analyze_nth(w, n, k) == sorted[k]);
+        }
+        for (unsigned out = 0; out < n; out++) {   /* the median of all but v[out], as a sort of the rest gives */
+            double rest[40];
+            unsigned m = 0;
+            for (unsigned i = 0; i < n; i++)
+                if (i != out)
+                    rest[m++] = v[i];
+            double want = analyze_median(rest, m), got = analyze_median_but(sorted, n, v[out]);
+            assert_true(m ? got == want : isnan(got));
+        }
+    }
+    double one[2] = {1, 2};
+    assert_true(isnan(analyze_median_but(one, 2, 3)));   /* not among them */
 }
 
 static void test_percentiles(void **state)
@@ -523,6 +560,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_selection),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_steps_phases),
         cmocka_unit_test(test_window_and_coverage),
