@@ -8,13 +8,16 @@
  * options and refuses the rest.
  *
  * Failures read as nvidia-smi's do, on standard output, with its exit
- * statuses (its man page: 6 not found, 9 driver not loaded, 15 GPU lost,
- * else the NVML code): no usable library or driver is "NVIDIA-SMI has
- * failed because it couldn't communicate with the NVIDIA driver..." (9),
- * zero GPUs "No devices were found" (6), a GPU whose handle fails one line
- * naming it, before the table of the others (15 lost, 4 no permission:
- * cmd_query_smi_status, as the query says it). gpumon's own diagnosis
- * of a failed start goes to standard error, for whoever reads it.
+ * statuses (its man page: 6 not found, 9 driver not loaded, 12 no library,
+ * 15 GPU lost, else the NVML code). NVML is opened one way for every
+ * nvidia-smi invocation, the query's too (cmd_smi_open): no usable library
+ * is "NVIDIA-SMI couldn't find libnvidia-ml.so library..." (12), no driver
+ * "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA
+ * driver..." (9), zero GPUs "No devices were found" (6); gpumon's own
+ * diagnosis of a failed start goes to standard error, for whoever reads
+ * it. A GPU whose handle fails gets one line naming it, before the table
+ * of the others (15 lost, 4 no permission: cmd_query_smi_status, as the
+ * query says it).
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,7 +32,7 @@
 #include "smi.h"
 #include "util.h"
 
-enum { SMI_EXIT_NOT_FOUND = 6, SMI_EXIT_DRIVER = 9 };
+enum { SMI_EXIT_NOT_FOUND = 6 };
 
 /* What a bare nvidia-smi may be given: -L, -i/--id IDS and -l/--loop SEC, each at most once. */
 struct smi_args {
@@ -145,24 +148,35 @@ static int cmd_smi_once(const struct smi_args *a, struct sbuf *b)
     return rc;
 }
 
-static int cmd_smi_open(void)
+int cmd_smi_open(const char *path)
 {
     struct nvml_failure why;
-    if (nvml_open(NULL, &why) == 0)
-        return 0;
-    fprintf(stderr, "gpumon: %s\n", why.message);
-    switch (why.cause) {
-    case NVML_CAUSE_NOT_FOUND:
-    case NVML_CAUSE_STUB:
-    case NVML_CAUSE_BAD_LIBRARY:
-    case NVML_CAUSE_DRIVER:
-        printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
-               "latest NVIDIA driver is installed and running.\n\n");
-        return SMI_EXIT_DRIVER;
-    default:
-        printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
-        return cmd_query_smi_status(why.code);
+    if (nvml_open(path, &why) != 0) {
+        fprintf(stderr, "gpumon: %s\n", why.message);
+        switch (why.cause) {
+        case NVML_CAUSE_NOT_FOUND:
+        case NVML_CAUSE_STUB:
+        case NVML_CAUSE_BAD_LIBRARY:
+            printf("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the "
+                   "NVIDIA Display Driver is properly installed and present in your system.\nPlease also try "
+                   "adding directory that contains libnvidia-ml.so to your system PATH.\n");
+            return NVML_ERROR_LIBRARY_NOT_FOUND;
+        case NVML_CAUSE_DRIVER:
+            printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+                   "latest NVIDIA driver is installed and running.\n\n");
+            return NVML_ERROR_DRIVER_NOT_LOADED;
+        default:
+            printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
+            return cmd_query_smi_status(why.code);
+        }
     }
+    unsigned count = 0;
+    if (nvml.get_count(&count) != NVML_SUCCESS || count == 0) {
+        printf("No devices were found\n");
+        nvml_close();
+        return SMI_EXIT_NOT_FOUND;
+    }
+    return 0;
 }
 
 static const int cmd_smi_signals[] = {SIGINT, SIGTERM, 0};
@@ -177,7 +191,7 @@ int cmd_smi(int argc, char **argv)
                "Please run 'nvidia-smi -h' for help.\n", a.loop);
         return EXIT_USAGE;
     }
-    int rc = cmd_smi_open();
+    int rc = cmd_smi_open(NULL);
     if (rc != 0)
         return rc;
     struct sbuf b;
