@@ -8,6 +8,7 @@
  * against the capture's; only the MIG devices' SM and engine counts
  * differ (N/A, right-aligned where the counts end: gpumon does not read
  * nvmlDeviceGetAttributes). -L is checked against the capture's list.
+ * The values go through the sampler, as every reading of NVML does.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -367,16 +368,27 @@ static void expect_lines(const char *got, const char *want)
     }
 }
 
-/* The snapshot as cmd_smi takes it: the whole table (full) or the list. */
+/* The snapshot as cmd_smi takes it: a sampler of every GPU, one record, the whole table (full) or the list. */
 static void snapshot(struct sbuf *b, bool full)
 {
+    static const enum metric_id ids[] = {M_INDEX, M_NAME, M_UUID, M_PCI_BUS_ID, M_DRIVER_VERSION, M_STATE,
+                                         M_FAN, M_TEMP, M_PSTATE, M_POWER, M_POWER_ENFORCED, M_MEM_USED,
+                                         M_MEM_TOTAL, M_UTIL_GPU, M_ECC_UNCORR};
+    struct sampler_opts so = {ids, sizeof ids / sizeof ids[0], NULL, 1000, false, 0, NULL};
+    struct sampler *smp;
+    struct record rec;
     struct smi_snapshot s;
-    smi_read(&s, full);
+    char err[256];
+    assert_int_equal(sampler_open(&smp, &so, err, sizeof err), 0);
+    memset(&rec, 0, sizeof rec);
+    sampler_sample(smp, &rec);
+    smi_read(&s, smp, &rec, full);
     if (full)
         smi_table(b, &s, 0);
     else
         smi_list(b, &s);
     smi_free(&s);
+    sampler_close(smp);
 }
 
 static void test_table_with_mig(void **state)
