@@ -413,11 +413,42 @@ static void test_list_with_mig(void **state)
     sbuf_free(&b);
 }
 
+static nvmlReturn_t f_temp_v_fails(nvmlDevice_t d, nvmlTemperature_v1_t *t)
+{
+    (void)d, (void)t;
+    return NVML_ERROR_UNKNOWN;
+}
+
+static nvmlReturn_t f_pstate_unknown(nvmlDevice_t d, nvmlPstates_t *p)
+{
+    (void)d;
+    *p = NVML_PSTATE_UNKNOWN;
+    return NVML_SUCCESS;
+}
+
+/* The table reads a value as the query and watch do (one reader): a TemperatureV that fails for
+ * another reason than "not supported" is that failure (ERR!, no fall back to the older call), and a
+ * performance state NVML cannot tell is N/A (not "P32"). */
+static void test_table_reads_as_query(void **state)
+{
+    (void)state;
+    struct sbuf b;
+    nvml.nvmlDeviceGetTemperatureV = f_temp_v_fails;
+    nvml.nvmlDeviceGetPerformanceState = f_pstate_unknown;
+    sbuf_init(&b);
+    snapshot(&b, true);
+    const char *line = strstr(b.data, "\n| N/A ");
+    assert_non_null(line);
+    assert_memory_equal(line + 1, "| N/A  ERR!    N/A            98W /  700W |", 43);
+    sbuf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_table_with_mig, setup),
         cmocka_unit_test_setup(test_list_with_mig, setup),
+        cmocka_unit_test_setup(test_table_reads_as_query, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
