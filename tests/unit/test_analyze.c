@@ -548,6 +548,8 @@ static void test_figure_tables(void **state)
             assert_true(f->col == AC_UTIL);
         if (f->how == AH_CUSTOM)
             assert_non_null(f->how_text);
+        else if (f->how != AH_HIST_MEAN && f->how != AH_HIST_PCT)
+            assert_true(f->col < AC_COUNT && f->gate <= AC_NONE);
     }
     for (int c = 0; c < AC_COUNT; c++)   /* every column is read from somewhere */
         assert_true(analyze_columns[c].from_steps || analyze_columns[c].metric != 0 || c == 0);
