@@ -390,7 +390,8 @@ void analyze_feed(struct analyzer *a, const struct record *r)
         struct analyze_gpu *g = analyze_gpu_for(a, (unsigned)(node - a->nodes), &r->gpus[i], &a->last_gpu[i]);
         struct analyze_point p;
         struct stepstat_fig f;
-        stepstat_latest(node->steps, r->gpus[i].index, &f);
+        g->last_steps_ok = stepstat_latest(node->steps, r->gpus[i].index, &f);
+        g->last_steps = f.steps;
         analyze_point_from(a, &r->gpus[i], t, &f, &p);
         analyze_account_add(a, g, &r->gpus[i], &p);
         analyze_window_push(g, &p, from);
@@ -398,6 +399,23 @@ void analyze_feed(struct analyzer *a, const struct record *r)
         analyze_run_feed(a, g, &p);
     }
     a->nlast = r->ngpus;
+}
+
+bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest *out)
+{
+    const struct analyze_gpu *g = i < a->ngpus ? a->gpus[i] : NULL;
+    if (!g || g->n == 0)
+        return false;
+    const struct analyze_point *p = analyze_at(g, g->n - 1);
+    out->t = p->t;
+    for (int c = 0; c < AC_COUNT; c++)
+        out->v[c] = p->v[c];
+    out->lost = p->lost;
+    out->procs = p->procs;
+    out->clock_held = p->reasons > 0 && (p->reasons & (int32_t)(a->thermal_mask | a->power_mask));
+    out->steps_ok = g->last_steps_ok;
+    out->steps = g->last_steps;
+    return true;
 }
 
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out)

@@ -227,6 +227,18 @@ void analyze_feed(struct analyzer *a, const struct record *r);
 unsigned analyze_ngpus(const struct analyzer *a);
 /* The analyzer's number of the i-th GPU of record r (as analyze_feed saw it); -1 none. */
 int analyze_gpu_of(const struct analyzer *a, const struct record *r, unsigned i);
+/* The i-th GPU's latest point as the analysis read it (what the ledger classifies, ledger.h). */
+struct analyze_latest {
+    double t;
+    double v[AC_COUNT];     /* the point's columns, NAN unknown */
+    bool lost;
+    bool clock_held;        /* a thermal or power clock event reason active */
+    int procs;              /* processes on it, -1 unknown */
+    bool steps_ok;          /* processes on it reported steps in that record */
+    double steps;           /* steps they ended in it */
+};
+/* False before the GPU's first record. */
+bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest *out);
 /* Computes the window figures of every GPU at the latest point into out[analyze_ngpus()]. */
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out);
 /* The whole-run figures of the i-th GPU. */

@@ -63,6 +63,8 @@ struct analyze_gpu {
     double best_p50, best_t;         /* fastest step p50 of a full window so far; 0 none */
     unsigned long long best_set;     /* of this set of processes (stepstat_gpu_set): a new job starts afresh */
     double acct_t, acct_energy;      /* the previous record's time and energy counter (accounting) */
+    bool last_steps_ok;              /* the latest record: processes on it reported steps (stepstat_latest) */
+    double last_steps;               /* and the steps they ended in it */
     bool seen_unused;                /* a record without memory in use came before */
     unsigned nxid;
     struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];

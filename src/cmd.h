@@ -76,10 +76,17 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu);
 struct cmd_analysis_opts {
     struct rule_config cfg;     /* window and thresholds */
     bool list_rules;
+    double gpu_hour_cost;       /* --gpu-hour-cost, else GPUMON_GPU_HOUR_COST (cmd_analysis_ready); 0 none */
+    bool cost_given;
 };
-enum { CMD_OPT_WINDOW = 0x1100, CMD_OPT_THRESHOLD, CMD_OPT_LIST_RULES };
+enum { CMD_OPT_WINDOW = 0x1100, CMD_OPT_THRESHOLD, CMD_OPT_LIST_RULES, CMD_OPT_COST };
 extern const struct opt cmd_analysis_opts[];
+/* --gpu-hour-cost: the ledger's money (run, diagnose and report: those that show the ledger). */
+extern const struct opt cmd_cost_opts[];
 void cmd_analysis_init(struct cmd_analysis_opts *o);
+/* After the options: the price from GPUMON_GPU_HOUR_COST unless --gpu-hour-cost gave one. Returns 0, or
+ * EXIT_USAGE after saying what is wrong with the variable. */
+int cmd_analysis_ready(const char *cmd, struct cmd_analysis_opts *o);
 /* Handles a key of cmd_analysis_opts: 0, OPT_DONE (--list-rules printed),
  * or EXIT_USAGE after printing the problem. */
 int cmd_analysis_option(const char *cmd, struct cmd_analysis_opts *o, int key, const char *arg);

@@ -32,15 +32,16 @@ const struct cmd_entry cmd_diagnose_entry = {
     .name = "diagnose",
     .usage = "LOG.jsonl [LOG.jsonl...] [OPTIONS]",
     .summary = "the same analysis of a recorded JSON Lines log (gpumon diagnose LOG.jsonl)",
-    .about = "Explain a recorded JSON Lines log (gpumon watch --format jsonl, or gpumon run --output): per GPU\n"
-             "utilization figures over a sliding window, and verdicts (input-bound, small batch, busy but few SMs\n"
-             "working or no tensor cores (GPM), memory pressure, OOM, throttling, straggler, stalled, GPU lost,\n"
-             "XID...) with their evidence and advice. LOG may be - for standard input, and may be\n"
+    .about = "Explain a recorded JSON Lines log (gpumon watch --format jsonl, or gpumon run --output): where the\n"
+             "GPU time went (the ledger of GPU-seconds by cause, and what removing each would gain), per GPU\n"
+             "utilization figures over a sliding window, and verdicts grouped by rule (input-bound, small\n"
+             "batch, busy but few SMs working or no tensor cores (GPM), memory pressure, OOM, throttling,\n"
+             "straggler, stalled, GPU lost, XID...) with their evidence and advice. LOG may be - for standard input, and may be\n"
              "zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in constant memory. Several logs, one\n"
              "per node of a multi-node job (any number), are read as one job, aligned on time: stragglers among\n"
              "all GPUs, a slow node (slow-node), a summary per node. One file under two names is refused. A GPU\n"
              "index that comes back with another UUID is another GPU.",
-    .opts = (const struct opt *const[]){diagnose_opts, cmd_analysis_opts, NULL},
+    .opts = (const struct opt *const[]){diagnose_opts, cmd_analysis_opts, cmd_cost_opts, NULL},
     .notes = "Exit status: 0 done (whatever the verdicts), 1 the log cannot be read or has a malformed line,\n"
              "or the output could not be written, 2 usage (a log given twice, or under two names). A torn last\n"
              "line (the writer was killed) is ignored with a warning.",
@@ -160,6 +161,8 @@ int cmd_diagnose(int argc, char **argv)
     int first, rc = opt_parse(&cmd_diagnose_entry, argc, argv, diagnose_set, &o, &first);
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
+    if ((rc = cmd_analysis_ready("diagnose", &o.ao)) != 0)
+        return rc;
     bool doc = !strcmp(o.format, "markdown") || !strcmp(o.format, "man");
     if (o.ao.list_rules) {
         if (!strcmp(o.format, "json"))
@@ -202,6 +205,7 @@ int cmd_diagnose(int argc, char **argv)
     struct diagnose_timeline tl = {.shown = 0};
     sbuf_init(&tl.line);
     struct diag *d = diag_new(&o.ao.cfg, json ? NULL : diagnose_on_change, &tl);
+    diag_set_cost(d, o.ao.gpu_hour_cost);
     unsigned long long records = 0;
     int got = diagnose_merge(logs, nlogs, d, &records, err, sizeof err);
     rc = EXIT_OK;

@@ -28,7 +28,7 @@ const struct cmd_entry cmd_report_entry = {
              "shaded, verdict changes marked on the time axis, and the verdicts with evidence and advice.\n"
              "Long logs are summarized into at most 800 time buckets per chart (min-max band and mean), in one\n"
              "streaming pass with bounded memory. LOG may be - for standard input, and may be zstd-compressed.",
-    .opts = (const struct opt *const[]){report_opts, cmd_analysis_opts, NULL},
+    .opts = (const struct opt *const[]){report_opts, cmd_analysis_opts, cmd_cost_opts, NULL},
     .notes = "Exit status: 0 written, 1 the log cannot be read or the file written, 2 usage.",
     .signals = (const int[]){0},
     .exec = cmd_report,
@@ -60,6 +60,8 @@ int cmd_report(int argc, char **argv)
     int first, rc = opt_parse(&cmd_report_entry, argc, argv, report_set, &o, &first);
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
+    if ((rc = cmd_analysis_ready("report", &o.ao)) != 0)
+        return rc;
     if (o.ao.list_rules) {
         rules_print(&o.ao.cfg);
         return EXIT_OK;
@@ -80,6 +82,7 @@ int cmd_report(int argc, char **argv)
     }
     struct report *rp = report_new();
     struct diag *d = diag_new(&o.ao.cfg, report_on_change, rp);
+    diag_set_cost(d, o.ao.gpu_hour_cost);
     struct record rec;
     int got;
     while ((got = logread_next(lr, &rec, err, sizeof err)) == 1) {

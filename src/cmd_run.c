@@ -88,12 +88,13 @@ const struct cmd_entry cmd_run_entry = {
     .summary = "run a training command, watch its GPUs and processes, explain low utilization",
     .about = "Run a training command, monitor the GPUs and the command's whole process tree (CPU in cores,\n"
              "busiest process, RSS), and explain low utilization as it happens: each verdict change is printed\n"
-             "on stderr, and when the command ends a summary per GPU (mean, p50, p95 utilization, idle share,\n"
-             "peak memory, time throttled) with the verdicts, their evidence and advice. A training loop that\n"
-             "uses the Python package gpumon (gpumon.torch.timed, gpumon.keras.StepTimer, gpumon.step) reports\n"
+             "on stderr, and when the command ends a summary: where the GPU time went (the ledger: compute, input\n"
+             "wait, throttled, startup, pause, stalled, idle, lost, and what removing each would gain), the\n"
+             "verdicts grouped by rule with their evidence and advice, and per GPU its utilization figures.\n"
+             "A training loop that uses the Python package gpumon (gpumon.torch.timed, gpumon.keras.StepTimer, gpumon.step) reports\n"
              "each step's input wait and compute time through GPUMON_STEPS; its figures are then the evidence\n"
              "on input stalls, ahead of what utilization suggests.",
-    .opts = (const struct opt *const[]){run_opts, cmd_analysis_opts, cmd_nvml_opts, NULL},
+    .opts = (const struct opt *const[]){run_opts, cmd_analysis_opts, cmd_cost_opts, cmd_nvml_opts, NULL},
     .notes = "SIGINT, SIGTERM and SIGHUP are forwarded to the command. Without a usable GPU the command still\n"
              "runs, watched on the CPU side only. Exit status: the command's own, 128+N when signal N ended it,\n"
              "127 when it was not found, 126 when it could not be executed; before the start: 2 usage, 1 the\n"
@@ -418,6 +419,8 @@ int cmd_run(int argc, char **argv)
     int first, rc = opt_parse(&cmd_run_entry, argc, argv, run_set, &o, &first);
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
+    if ((rc = cmd_analysis_ready("run", &o.ao)) != 0)
+        return rc;
     if (o.ao.list_rules) {
         rules_print(&o.ao.cfg);
         return EXIT_OK;
@@ -485,6 +488,7 @@ int cmd_run(int argc, char **argv)
     struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, o.processes, 0};
     rp = o.report ? report_new() : NULL;
     d = diag_new(&o.ao.cfg, run_on_change, rp);
+    diag_set_cost(d, o.ao.gpu_hour_cost);
     cur = base ? compare_run_new() : NULL;
     int status = run_loop(&o, &job, smp, &sk, &out, d, rp, cur);
     if (!o.attach)

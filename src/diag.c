@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ledger.h"
+#include "metrics.h"
 
 struct diag_gpu {
     struct diag_verdict v[R_COUNT];
@@ -28,7 +30,13 @@ struct diag {
     struct analyze_gpu_stats *stats;   /* at the latest evaluation */
     struct analyze_gpu_stats *prev;    /* at the one before: evidence of a verdict as it last held, when it clears */
     struct sbuf ev[R_COUNT];
+    struct ledger *ledger;             /* GPU time by cause (ledger.h), fed the points the rules judged */
+    double gpu_hour_cost;              /* for the ledger's money; 0 none */
 };
+
+/* The verdicts that say a GPU waits for its input: the ledger takes its idle time as input wait while
+ * one holds. */
+static const int diag_input_rules[] = {R_INPUT_IO, R_INPUT_CPU, R_INPUT_SWING, R_INPUT_WAIT, R_INPUT_WAIT_SOME};
 
 struct diag *diag_new(const struct rule_config *c, diag_change_fn *fn, void *ctx)
 {
@@ -41,7 +49,28 @@ struct diag *diag_new(const struct rule_config *c, diag_change_fn *fn, void *ctx
     d->ctx = ctx;
     for (int i = 0; i < R_COUNT; i++)
         sbuf_init(&d->ev[i]);
+    /* the ledger decides with the rules' thresholds: a pause and a stall as the pause and stalled rules
+     * see them; idle time waits for an input verdict as long as one may take (the window after the
+     * start-up) */
+    struct ledger_config lc = {.pause_s = c->t[T_PAUSE_S], .stall_s = c->t[T_STALL_S], .sustain_s = 5,
+                               .horizon_s = c->window_s + c->t[T_STARTUP_S]};
+    d->ledger = ledger_new(&lc);
     return d;
+}
+
+void diag_set_cost(struct diag *d, double per_gpu_hour)
+{
+    d->gpu_hour_cost = per_gpu_hour > 0 ? per_gpu_hour : 0;
+}
+
+double diag_cost(const struct diag *d)
+{
+    return d->gpu_hour_cost;
+}
+
+const struct ledger *diag_ledger(const struct diag *d)
+{
+    return d->ledger;
 }
 
 void diag_free(struct diag *d)
@@ -49,6 +78,7 @@ void diag_free(struct diag *d)
     if (!d)
         return;
     analyze_free(d->an);
+    ledger_free(d->ledger);
     for (int i = 0; i < R_COUNT; i++)
         sbuf_free(&d->ev[i]);
     free(d->gpus);
@@ -156,6 +186,43 @@ static void diag_evaluate(struct diag *d)
     d->evaluated_latest = true;
 }
 
+/* The record's GPUs into the ledger: each one's point as the analysis read it, and whether an input
+ * verdict holds on it as the rules judged it last. */
+static void diag_ledger_feed(struct diag *d, const struct record *r)
+{
+    bool job = r->host[M_JOB_PROCS].state == VS_OK;   /* gpumon run: its job runs from the first record */
+    double steps = 0;
+    for (unsigned k = 0; k < r->nranks; k++)
+        steps += r->ranks[k].steps;
+    ledger_steps(d->ledger, steps);
+    for (unsigned i = 0; i < r->ngpus; i++) {
+        int g = analyze_gpu_of(d->an, r, i);
+        struct analyze_latest p;
+        if (g < 0 || !analyze_latest(d->an, (unsigned)g, &p))
+            continue;
+        double total = p.v[AC_MEM_TOTAL], used = p.v[AC_MEM_USED];
+        bool held = (total > 0 && used / total * 100 >= d->cfg.t[T_STALL_MEM]) || p.procs > 0;
+        struct ledger_point lp = {
+            .t = p.t, .lost = p.lost, .idle = p.v[AC_IDLE], .mem_held = held, .job = job || held,
+            .clock_ratio = p.v[AC_SM_CLOCK_MAX] > 0 ? p.v[AC_SM_CLOCK] / p.v[AC_SM_CLOCK_MAX] : NAN,
+            .clock_held = p.clock_held, .wait_s = NAN, .steps = p.steps_ok ? p.steps : 0,
+            .sm_active = p.v[AC_SM_ACTIVE], .tensor = p.v[AC_TENSOR], .energy_j = NAN,
+        };
+        if (p.steps_ok) {   /* the loop's share of its time waiting, over the record's interval */
+            double w = fmax(0, p.v[AC_IN_WAIT]), c = fmax(0, p.v[AC_IN_COMPUTE]), dt = ledger_interval(d->ledger, g, p.t);
+            double k = w + c > dt && dt > 0 ? dt / (w + c) : 1;   /* several processes on the GPU: their mean */
+            lp.wait_s = w * k;
+            lp.loop_s = (w + c) * k;
+        }
+        const struct value *e = &r->gpus[i].v[M_ENERGY];
+        if (e->state == VS_OK)
+            lp.energy_j = e->u.f;
+        for (size_t k = 0; k < sizeof diag_input_rules / sizeof diag_input_rules[0]; k++)
+            lp.input_verdict |= d->gpus[g].v[diag_input_rules[k]].active;
+        ledger_feed(d->ledger, (unsigned)g, &lp);
+    }
+}
+
 void diag_feed(struct diag *d, const struct record *r)
 {
     double before = analyze_now(d->an);
@@ -170,6 +237,7 @@ void diag_feed(struct diag *d, const struct record *r)
     double step = fmin(1.0, d->cfg.window_s / 30.0);
     if (d->last_eval == 0 || now - d->last_eval >= step)
         diag_evaluate(d);
+    diag_ledger_feed(d, r);
 }
 
 void diag_finish(struct diag *d)
@@ -180,6 +248,7 @@ void diag_finish(struct diag *d)
         for (int r = 0; r < rule_count; r++)
             if (d->gpus[g].v[r].active)
                 diag_evidence(d, &d->stats[g], r, &d->gpus[g].v[r]);
+    ledger_finish(d->ledger);
 }
 
 void diag_change_line(const struct diag_change *ch, struct sbuf *b)

@@ -57,6 +57,12 @@ bool diag_had_enough(const struct diag *d, unsigned i);
 /* The session's rules and window; the time of its first record (0 before any). */
 const struct rule_config *diag_config(const struct diag *d);
 double diag_first_time(const struct diag *d);
+/* GPU time by cause (ledger.h), of the records fed so far (decided up to the end by diag_finish). */
+struct ledger;
+const struct ledger *diag_ledger(const struct diag *d);
+/* The price of a GPU-hour, for the ledger's money (0: none); its value. */
+void diag_set_cost(struct diag *d, double per_gpu_hour);
+double diag_cost(const struct diag *d);
 /* One line for a change, without a newline: "+35s GPU 0 warning input-bound-cpu: ...". */
 void diag_change_line(const struct diag_change *ch, struct sbuf *b);
 /* diag_summary.c. The end-of-run summary: per GPU its whole-run figures, then the verdicts with

@@ -7,8 +7,9 @@
  *     much of the interval is input_wait (the job's own measure);
  *   - an interval the GPU was idle through (>= 90% of it) extends an idle
  *     stretch: before the job's first sustained work (sustain_s busy
- *     without a break) it is startup, once a job is known on the GPU
- *     (idle, when the GPU is never used at all); holding no memory it is
+ *     without a stop of pause_s) it is startup, once a job is known on the GPU
+ *     (idle, when the GPU is never used at all), unless memory is held that
+ *     long without any work (stalled, as the stalled rule says); holding no memory it is
  *     idle; holding memory for stall_s it is stalled (the stalled rule);
  *     otherwise, when it ends, a pause, unless an input verdict holds;
  *   - the rest is busy time: its idle part (gaps inside the interval) is
@@ -52,7 +53,10 @@ struct ledger_gpu {
     bool have_t, working, used, input_was, lost;
     double last_t, last_dt;
     double pre_pending;          /* idle seconds before the first sustained work, a job known */
-    double busy_run;             /* busy seconds without a break (sustained work) */
+    double pre_held;             /* of them, the latest ones holding memory without a break */
+    bool pre_stalled;            /* those reached stall_s: stalled before any work (the stalled rule's) */
+    double busy_run;             /* busy seconds without a break of pause_s (sustained work) */
+    double idle_run;             /* idle seconds since the latest busy ones */
     bool in_stretch, stretch_mem, stretch_stalled;
     double stretch_s, stretch_end;
     struct ledger_pend pend[LEDGER_PEND_MAX];
@@ -197,11 +201,24 @@ static void ledger_end_stretch(struct ledger *l, struct ledger_gpu *g, bool inpu
 /* Idle seconds s of an interval the GPU was idle through (after the loop's wait). */
 static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct ledger_point *p, double s)
 {
-    g->busy_run = 0;
+    g->idle_run += s;
+    if (g->idle_run >= l->cfg.pause_s)
+        g->busy_run = 0;   /* a stop, not a gap: sustained work starts again */
     if (!g->working) {
-        if (p->job || g->used) {
+        if (g->pre_stalled && p->mem_held) {
+            ledger_add(l, g, LC_STALLED, s);
+            ledger_recent(l, g, p->t, LC_STALLED, s);
+        } else if (p->job || g->used) {
+            g->pre_stalled = false;
             g->pre_pending += s;
+            g->pre_held = p->mem_held ? g->pre_held + s : 0;
             ledger_recent(l, g, p->t, LC_STARTUP, s);
+            if (g->pre_held >= l->cfg.stall_s) {   /* memory held, nothing done for stall_s: stalled */
+                ledger_add(l, g, LC_STARTUP, g->pre_pending - g->pre_held);
+                ledger_add(l, g, LC_STALLED, g->pre_held);
+                g->pre_pending = g->pre_held = 0;
+                g->pre_stalled = true;
+            }
         } else {
             ledger_add(l, g, LC_IDLE, s);
             ledger_recent(l, g, p->t, LC_IDLE, s);
@@ -239,6 +256,9 @@ static void ledger_busy(struct ledger *l, struct ledger_gpu *g, const struct led
     ledger_end_stretch(l, g, p->input_verdict && !steps);
     g->used = true;
     g->busy_run += dt;
+    g->idle_run = 0;
+    g->pre_held = 0;
+    g->pre_stalled = false;
     if (!g->working && (g->busy_run >= l->cfg.sustain_s || steps)) {
         g->working = true;   /* the first sustained work: what came before was the start-up */
         ledger_add(l, g, LC_STARTUP, g->pre_pending);
@@ -298,6 +318,10 @@ void ledger_feed(struct ledger *l, unsigned gpu, const struct ledger_point *p)
             double idle = isnan(p->idle) ? 0 : fmin(fmax(p->idle, 0), 1) * dt;
             ledger_add(l, g, LC_INPUT_WAIT, wait);
             ledger_recent(l, g, p->t, LC_INPUT_WAIT, wait);
+            if (steps && p->loop_s > 0) {
+                g->tot.loop_s += fmin(p->loop_s, dt);
+                g->tot.loop_wait_s += wait;
+            }
             if (steps && (p->steps > 0 || wait > 0))
                 g->used = true;
             if (idle >= LEDGER_IDLE * dt && !(steps && p->steps > 0)) {
@@ -312,6 +336,11 @@ void ledger_feed(struct ledger *l, unsigned gpu, const struct ledger_point *p)
         g->energy_prev = p->energy_j;
     g->last_t = p->t;
     g->have_t = true;
+}
+
+double ledger_interval(const struct ledger *l, unsigned gpu, double t)
+{
+    return gpu < l->n && l->g[gpu].have_t && t > l->g[gpu].last_t ? t - l->g[gpu].last_t : 0;
 }
 
 void ledger_steps(struct ledger *l, double steps)
@@ -361,6 +390,8 @@ void ledger_run(const struct ledger *l, struct ledger_totals *out)
         out->sm_s += t.sm_s;
         out->tensor_s += t.tensor_s;
         out->energy_j += t.energy_j;
+        out->loop_s += t.loop_s;
+        out->loop_wait_s += t.loop_wait_s;
     }
     out->steps = l->run_has_steps ? l->run_steps : NAN;
 }
@@ -369,6 +400,8 @@ double ledger_speedup(const struct ledger_totals *t, enum ledger_cause c)
 {
     if (!ledger_causes[c].speedup)
         return NAN;
+    if (c == LC_INPUT_WAIT && t->loop_s > 0)   /* the loop's own share (TensorFlow Profiler's bound) */
+        return t->loop_wait_s < t->loop_s ? 1 / (1 - t->loop_wait_s / t->loop_s) : NAN;
     double loop = t->s[LC_COMPUTE] + t->s[LC_INPUT_WAIT] + t->s[LC_THROTTLED];
     if (loop <= 0 || t->s[c] >= loop)
         return NAN;

@@ -59,6 +59,7 @@ struct ledger_point {
     double clock_ratio;  /* SM clock / its maximum; NAN unknown */
     bool clock_held;     /* a thermal or power clock event reason is active */
     double wait_s;       /* the loop's input wait in the interval (its steps on this GPU); NAN: no steps */
+    double loop_s;       /* the loop's time in it, waiting and computing (with wait_s) */
     double steps;        /* steps its processes ended in the interval */
     double sm_active, tensor;   /* GPM, %; NAN none */
     double energy_j;     /* the energy counter, J; NAN none */
@@ -73,6 +74,7 @@ struct ledger_totals {
     double pending;              /* observed but not yet decided (0 after ledger_finish) */
     double gpm_s, sm_s, tensor_s;   /* compute seconds with GPM, and activity x those seconds */
     double energy_j, steps;      /* energy over the observed time; steps (NAN: none reported) */
+    double loop_s, loop_wait_s;  /* the job's loop: its time waiting and computing, and waiting (step timing) */
 };
 
 struct ledger;
@@ -82,6 +84,8 @@ void ledger_free(struct ledger *l);
 /* Adds GPU gpu's point (gpu: the analysis' slot, 0, 1, ...; points in time order). The interval since
  * its previous point is classified; the first point only starts the observation. */
 void ledger_feed(struct ledger *l, unsigned gpu, const struct ledger_point *p);
+/* The interval GPU gpu's point at time t will close (0 for its first). */
+double ledger_interval(const struct ledger *l, unsigned gpu, double t);
 /* The steps the whole job ended in a record (the run's energy per step: a process on every GPU is
  * counted once). */
 void ledger_steps(struct ledger *l, double steps);
@@ -92,7 +96,9 @@ unsigned ledger_ngpus(const struct ledger *l);
 void ledger_gpu(const struct ledger *l, unsigned gpu, struct ledger_totals *out);
 void ledger_run(const struct ledger *l, struct ledger_totals *out);
 /* The step-time speedup bound of removing cause c (a speedup cause): 1 / (1 - its share of the loop's
- * time: compute, input wait and throttled); NAN for the other causes or without loop time. */
+ * time). The input wait's share is the loop's own (step timing) where the job reports steps, else its
+ * share of the GPU's time in the job (compute, input wait, throttled), as the held clocks' is; NAN for
+ * the other causes or without that time. */
 double ledger_speedup(const struct ledger_totals *t, enum ledger_cause c);
 /* The cause that took most of GPU gpu's last window (seconds decided or pending), for gpumon top. */
 enum ledger_cause ledger_recent_cause(const struct ledger *l, unsigned gpu);

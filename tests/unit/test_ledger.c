@@ -113,6 +113,7 @@ static void test_input_wait(void **state)
     for (int i = 0; i <= 300; i++) {
         struct ledger_point p = pt(i, 0.4, true);
         p.wait_s = 0.4;
+        p.loop_s = 1;
         p.steps = 2;
         ledger_feed(l, 0, &p);
     }
