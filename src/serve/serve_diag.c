@@ -10,6 +10,11 @@
  *   the window figures the verdicts stand on, the rows of
  *     analyze_window_figures that say export_help (mean utilization, idle
  *     share, and SM and tensor activity where GPM covers the window).
+ *   gpumon_gpu_time_seconds_total{gpu,uuid,cause}, the GPU-seconds the
+ *     ledger (ledger.h) gave each cause since the exporter started (decided
+ *     seconds only, so it only grows; the latest window and start-up stay
+ *     undecided until an input verdict may have spoken):
+ *     sum by (cause) (increase(...[1d])) / 3600 is GPU-hours per cause;
  * And the accounting (account.h), counters per job and per user of the
  * GPU-seconds, idle GPU-seconds and joules since the exporter started:
  * gpumon_{job,user}_gpu_seconds_total{hpc_job or user}, _gpu_idle_seconds_total,
@@ -23,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diag.h"
+#include "ledger.h"
 #include "prom_write.h"
 #include "serve.h"
 
@@ -106,6 +112,27 @@ static void serve_diag_figures(struct sbuf *b, const struct diag *d, const struc
     }
 }
 
+/* The ledger's counters: every cause of every GPU (all of them, 0 included, so a rate over any range has
+ * its series). */
+static void serve_diag_ledger(struct sbuf *b, const struct diag *d, const struct sbuf *labels)
+{
+    const struct ledger *l = diag_ledger(d);
+    bool header = false;
+    char extra[48];
+    for (unsigned i = 0; i < analyze_ngpus(diag_analyzer(d)) && i < ledger_ngpus(l); i++) {
+        struct ledger_totals t;
+        if (!labels[i].len)
+            continue;
+        ledger_gpu(l, i, &t);
+        for (int c = 0; c < LC_COUNT; c++) {
+            snprintf(extra, sizeof extra, ",cause=\"%s\"", ledger_causes[c].key);
+            serve_diag_sample(b, &header, "gpumon_gpu_time_seconds_total", "counter",
+                              "GPU-seconds spent on each cause since the exporter started (gpumon's ledger: compute, "
+                              "input_wait, throttled, startup, pause, stalled, idle, lost)", &labels[i], extra, t.s[c]);
+        }
+    }
+}
+
 #define SERVE_ACCOUNTS 64   /* most recently active jobs (users) exported */
 
 static int serve_diag_recent(const void *x, const void *y)
@@ -158,6 +185,7 @@ void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record
     serve_diag_verdicts(b, d, labels, true);
     serve_diag_verdicts(b, d, labels, false);
     serve_diag_figures(b, d, labels);
+    serve_diag_ledger(b, d, labels);
     serve_diag_accounts(b, d);
     for (unsigned i = 0; i < n; i++)
         sbuf_free(&labels[i]);

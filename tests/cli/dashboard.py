@@ -21,7 +21,8 @@ TOPICS = ["gpumon_gpu_utilization_ratio", "gpumon_gpu_memory_used_bytes", "gpumo
           "gpumon_gpu_pcie_rx_bytes_per_second", "gpumon_gpu_xid_errors_total", "gpumon_gpu_lost", "up{",
           "gpumon_exporter_snapshot_age_seconds", "gpumon_exporter_collection_errors_total",
           "gpumon_exporter_collection_duration_seconds", "gpumon_host_cpu_ratio", "gpumon_gpu_sm_active_ratio",
-          "gpumon_gpu_tensor_active_ratio", "gpumon_diagnosis_active", "gpumon_diagnosis_seconds_total"]
+          "gpumon_gpu_tensor_active_ratio", "gpumon_diagnosis_active", "gpumon_diagnosis_seconds_total",
+          "gpumon_gpu_time_seconds_total"]
 
 
 def panels(dash):

@@ -19,6 +19,7 @@ run_ok() {
 # both firing and not firing.
 run_ok "promtool check rules" promtool check rules "$P/gpumon-alerts.yml"
 run_ok "promtool test rules" promtool test rules "$P/gpumon-alerts_test.yml"
+run_ok "promtool check rules (recording)" promtool check rules "$P/gpumon-recording.yml"
 "$PY" - "$P/gpumon-alerts.yml" "$P/gpumon-alerts_test.yml" <<'PYEOF' && ok || fail "alert unit tests: every alert firing and not firing"
 import sys, yaml
 rules = yaml.safe_load(open(sys.argv[1]))
@@ -54,7 +55,7 @@ expect_match "example user's password hash" "$hash" '^\$2[aby]\$1[0-9]\$[./A-Za-
 # Scrape configs: the plain one as shipped (it names the rules and a file_sd
 # file next to it); the TLS one with its CA and password files made real.
 run_ok "promtool check config prometheus.yml" promtool check config "$P/prometheus.yml"
-cp "$P/gpumon-alerts.yml" "$T/"
+cp "$P/gpumon-alerts.yml" "$P/gpumon-recording.yml" "$T/"
 printf '%s\n' "$EXAMPLE_PASSWORD" > "$T/password"
 sed -e "s#/etc/prometheus/gpumon-ca.crt#$T/ca.crt#" -e "s#/etc/prometheus/gpumon-password#$T/password#" \
   "$P/prometheus-tls.yml" > "$T/prometheus-tls.yml"
