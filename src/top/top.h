@@ -46,6 +46,7 @@ struct top_gpu {
     unsigned nverdicts;
     struct top_verdict verdicts[TOP_MAX_VERDICTS];   /* active now, most severe first */
     int putil_rc;                     /* per-process SM shares: 0 known, else the NVML code why not */
+    int cause;                        /* where its recent time went (ledger.h's enum ledger_cause); -1 unknown */
 };
 
 #define TOP_MAX_ROWS 512

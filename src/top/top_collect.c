@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ledger.h"
 #include "rules.h"
 #include "top.h"
 #include "util.h"
@@ -250,9 +251,13 @@ static void top_collect_build(struct top_collector *c, const struct record *rec,
         tg->hist = c->hist[g];
         tg->nverdicts = 0;
         tg->have_stats = false;
+        tg->cause = -1;
         for (unsigned i = 0; i < analyze_ngpus(an); i++)
-            if (analyze_gpu_index(an, i) == rec->gpus[g].index)   /* the latest GPU of the index wins */
+            if (analyze_gpu_index(an, i) == rec->gpus[g].index) {   /* the latest GPU of the index wins */
                 top_collect_verdicts(c->diag, i, tg);
+                if (i < ledger_ngpus(diag_ledger(c->diag)))
+                    tg->cause = (int)ledger_recent_cause(diag_ledger(c->diag), i);
+            }
     }
     top_collect_rows(c, rec, t0);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "ledger.h"
 #include "metrics.h"
 #include "rules.h"
 #include "top.h"
@@ -197,6 +198,17 @@ static enum top_style gc_verdict(const struct top_gpu *g, char *o, size_t n)
     return TOP_ST_DIM;
 }
 
+/* Where the GPU's recent time went (the ledger's main cause over about a window), when not to compute. */
+static enum top_style gc_cause(const struct top_gpu *g, char *o, size_t n)
+{
+    if (g->cause < 0 || g->cause == LC_COMPUTE) {
+        snprintf(o, n, "%s", g->cause < 0 ? "" : "-");
+        return TOP_ST_DIM;
+    }
+    snprintf(o, n, "%s", ledger_causes[g->cause].label);
+    return g->cause == LC_LOST || g->cause == LC_STALLED ? TOP_ST_CRIT : TOP_ST_WARN;
+}
+
 enum { TOP_GC_HISTORY = -1 };
 
 struct top_gcol {
@@ -221,6 +233,7 @@ static const struct top_gcol top_gcols[] = {
     {"SMCLK", 5, 6, true, gc_clock},
     {"P", 3, 10, true, gc_pstate},
     {"THROTTLE", 12, 5, false, gc_throttle},
+    {"TIME GOES TO", 12, 4, false, gc_cause},
     {"HISTORY", 0, 7, false, NULL},
     {"VERDICT", 0, 0, false, gc_verdict},
 };

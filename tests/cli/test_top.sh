@@ -124,6 +124,8 @@ fi
 
 # A lost GPU, ASCII graphs (LC_ALL=C), the verdict at once and the detail screen, then SIGTERM.
 expect_screen lost "^  1 +LOST .*gpu-lost" "lost GPU: LOST and its verdict on its line"
+expect_screen lost "^  1 +LOST .* lost +gpu-lost" "lost GPU: where its time goes (the ledger's cause)"
+expect_match "the others' time goes to compute" "$(screen lost | grep -E '^  0 ')" "W -  +(judging|healthy)"
 expect_no_match "lost: the other GPUs go on" "$(screen lost | grep -E '^  [023] ')" "LOST"
 expect_no_match "ASCII locale: no byte above 127" "$(screen lost | LC_ALL=C tr -d '\000-\177' | head -c 10)" "."
 expect_match "ASCII locale: graph cells" "$(screen lost)" "##"
@@ -176,7 +178,7 @@ start wide 200 60 env $U8 "$GPUMON" top --scenario straggler
 expect_screen wide "^  7 H100 80GB HBM3 .*[0-9]+/700W" "200x60: GPU lines with names"
 expect_screen wide "power of limit" "200x60: four history graphs"
 s=$(screen wide)
-expect_match "200x60: all columns" "$s" "^GPU NAME +UTIL +RANGE +SM +TNSR +MEM +MEM USED +TEMP +POWER +SMCLK +P +THROTTLE +HISTORY +VERDICT"
+expect_match "200x60: all columns" "$s" "^GPU NAME +UTIL +RANGE +SM +TNSR +MEM +MEM USED +TEMP +POWER +SMCLK +P +THROTTLE +TIME GOES TO +HISTORY +VERDICT"
 expect_eq "200x60: eight process lines" "$(printf '%s\n' "$s" | grep -cE '^ +910[0-7] ')" 8
 expect_match "200x60: SM share per process" "$s" "PID USER +GPU GPU MEM +SM% +CPU%"
 expect_match "UTF-8: block graphs" "$s" "█"
