@@ -23,9 +23,11 @@ const struct cmd_entry cmd_report_entry = {
     .name = "report",
     .usage = "LOG.jsonl -o FILE.html [OPTIONS]",
     .summary = "an HTML report with charts and verdicts (gpumon report LOG.jsonl -o FILE.html)",
-    .about = "Write one self-contained HTML file (no network, no external scripts or fonts) with SVG charts per\n"
-             "GPU over time (utilization, memory, temperature, power, SM clock), idle and throttled stretches\n"
-             "shaded, verdict changes marked on the time axis, and the verdicts with evidence and advice.\n"
+    .about = "Write one self-contained HTML file (no network, no external scripts or fonts): first where the\n"
+             "GPU time went (the ledger, a stacked bar for the job and one per GPU), the verdicts grouped with\n"
+             "evidence and advice, the steps and each GPU's figures; then one SVG chart per metric over time\n"
+             "(utilization, GPM activity, steps, memory, temperature, power, SM clock) with all GPUs overlaid\n"
+             "(small multiples past 8), verdict changes marked on the time axis.\n"
              "Long logs are summarized into at most 800 time buckets per chart (min-max band and mean), in one\n"
              "streaming pass with bounded memory. LOG may be - for standard input, and may be zstd-compressed.",
     .opts = (const struct opt *const[]){report_opts, cmd_analysis_opts, cmd_cost_opts, NULL},

@@ -69,7 +69,23 @@ void diag_change_line(const struct diag_change *ch, struct sbuf *b);
  * evidence and advice; the nodes, the job's steps and the accounting. */
 void diag_summary_text(const struct diag *d, struct sbuf *b);
 void diag_summary_json(const struct diag *d, struct sbuf *b);
-/* The whole-run figures of a GPU as the report's table (<table>...</table>), from the same rows. */
-void diag_summary_html(const struct analyze_summary *s, struct sbuf *b);
+/* The verdicts grouped: for each rule that held on some GPU (the table's order), its GPUs ("GPUs 0-3, 5";
+ * nodes named in a diagnosis of several), when it held over them ("held 120-127 s, first at +24 s, still
+ * at the end"), and one evidence text per set of GPUs whose evidence has the same words, its figures that
+ * differ as ranges (ev_gpus[i]: that set, "" when all of them say the same). */
+struct diag_group {
+    int rule;
+    const char *gpus, *when;
+    unsigned nev;
+    const char *const *ev_gpus, *const *ev_text;
+};
+typedef void diag_group_fn(void *ctx, const struct diag_group *g);
+void diag_groups(const struct diag *d, diag_group_fn *fn, void *ctx);
+/* The groups as the text summary says them (after "Verdicts:"), and as its JSON member
+ * ,"verdict_groups":[...] (docs/schemas.md). */
+void diag_groups_text(const struct diag *d, struct sbuf *b);
+void diag_groups_json(const struct diag *d, struct sbuf *b);
+/* The whole-run figures of every GPU as the report's table, a row each. */
+void diag_summary_html_table(const struct diag *d, struct sbuf *b);
 
 #endif

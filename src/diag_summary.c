@@ -294,13 +294,9 @@ static void diag_rows_json(const struct analyze_summary *s, struct sbuf *b)
         sbuf_putc(b, '}');
 }
 
-void diag_summary_html(const struct analyze_summary *s, struct sbuf *b)
+/* One GPU's cells of the report's table. */
+static void diag_html_cells(const struct analyze_summary *s, struct sbuf *b)
 {
-    sbuf_puts(b, "<table><tr>");
-    for (size_t i = 0; i < DIAG_NROWS; i++)
-        if (diag_rows[i].head)
-            sbuf_printf(b, "<th>%s</th>", diag_rows[i].head);
-    sbuf_puts(b, "</tr><tr>");
     for (size_t i = 0; i < DIAG_NROWS; i++) {
         const struct diag_row *r = &diag_rows[i];
         double v = r->cell && r->kind == DK_NUM ? diag_row_num(r, s) : NAN;
@@ -309,7 +305,41 @@ void diag_summary_html(const struct analyze_summary *s, struct sbuf *b)
         else if (r->cell_none)
             sbuf_puts(b, r->cell_none);
     }
-    sbuf_puts(b, "</tr></table>\n");
+}
+
+void diag_summary_html_table(const struct diag *d, struct sbuf *b)
+{
+    const struct analyzer *an = diag_analyzer(d);
+    bool nodes = analyze_nnodes(an) > 1;
+    sbuf_puts(b, "<table class=\"gpus\"><tr>");
+    if (nodes)
+        sbuf_puts(b, "<th>node</th>");
+    sbuf_puts(b, "<th>GPU</th><th>name</th>");
+    for (size_t i = 0; i < DIAG_NROWS; i++)
+        if (diag_rows[i].head)
+            sbuf_printf(b, "<th>%s</th>", diag_rows[i].head);
+    sbuf_puts(b, "</tr>\n");
+    for (unsigned g = 0; g < analyze_ngpus(an); g++) {
+        struct analyze_summary s;
+        analyze_summary(an, g, &s);
+        sbuf_puts(b, "<tr>");
+        if (nodes) {
+            sbuf_puts(b, "<td>");
+            fmt_html_text(b, s.host);
+            sbuf_puts(b, "</td>");
+        }
+        sbuf_printf(b, "<td>%u</td><td>", s.index);
+        fmt_html_text(b, s.name[0] ? s.name : "?");
+        if (s.twin) {
+            sbuf_puts(b, " (");
+            fmt_html_text(b, s.uuid[0] ? s.uuid : "no UUID");
+            sbuf_putc(b, ')');
+        }
+        sbuf_puts(b, "</td>");
+        diag_html_cells(&s, b);
+        sbuf_puts(b, "</tr>\n");
+    }
+    sbuf_puts(b, "</table>\n");
 }
 
 /* Several nodes: each one's GPUs and their whole-run utilization, and whether it was the slow one. */
@@ -339,279 +369,6 @@ static void diag_nodes_text(const struct diag *d, struct sbuf *b)
             sbuf_printf(b, "; the slow node for %.0f s", slow_s);
         sbuf_putc(b, '\n');
     }
-}
-
-/* ---- verdicts grouped: one block per rule over the GPUs that had it ---- */
-
-/* A number of an evidence text: where it starts, how long it is, its value. */
-struct diag_num {
-    size_t at, len;
-    double v;
-};
-
-/* The numbers of text (digits, with a fraction), at most max; their count. */
-static unsigned diag_numbers(const char *text, struct diag_num *out, unsigned max)
-{
-    unsigned n = 0;
-    for (size_t i = 0; text[i] && n < max;) {
-        if (text[i] < '0' || text[i] > '9') {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (text[j] >= '0' && text[j] <= '9')
-            j++;
-        if (text[j] == '.' && text[j + 1] >= '0' && text[j + 1] <= '9')
-            for (j++; text[j] >= '0' && text[j] <= '9'; j++)
-                ;
-        out[n++] = (struct diag_num){i, j - i, strtod(text + i, NULL)};
-        i = j;
-    }
-    return n;
-}
-
-#define DIAG_MAX_NUMS 64
-
-/* Whether two evidence texts say the same but for their numbers. */
-static bool diag_same_words(const char *x, const char *y)
-{
-    struct diag_num a[DIAG_MAX_NUMS], c[DIAG_MAX_NUMS];
-    unsigned na = diag_numbers(x, a, DIAG_MAX_NUMS), nc = diag_numbers(y, c, DIAG_MAX_NUMS);
-    if (na != nc)
-        return false;
-    size_t pa = 0, pc = 0;
-    for (unsigned k = 0; k <= na; k++) {
-        size_t ea = k < na ? a[k].at : strlen(x), ec = k < nc ? c[k].at : strlen(y);
-        if (ea - pa != ec - pc || memcmp(x + pa, y + pc, ea - pa))
-            return false;
-        if (k < na)
-            pa = a[k].at + a[k].len, pc = c[k].at + c[k].len;
-    }
-    return true;
-}
-
-/* The evidence of GPUs gs[0..n) (the same words) as one text: each number that differs as its range
- * ("waited 38-40% of the time"). */
-static void diag_merge_evidence(const struct diag *d, int r, const unsigned *gs, unsigned n, struct sbuf *b)
-{
-    const char *first = diag_verdict(d, gs[0], r)->evidence;
-    struct diag_num base[DIAG_MAX_NUMS], o[DIAG_MAX_NUMS];
-    unsigned nb = diag_numbers(first, base, DIAG_MAX_NUMS);
-    size_t at = 0;
-    for (unsigned k = 0; k < nb; k++) {
-        const char *lo = first + base[k].at, *hi = lo;
-        size_t llo = base[k].len, lhi = llo;
-        double vlo = base[k].v, vhi = vlo;
-        for (unsigned i = 1; i < n; i++) {
-            const char *e = diag_verdict(d, gs[i], r)->evidence;
-            diag_numbers(e, o, DIAG_MAX_NUMS);
-            if (o[k].v < vlo)
-                vlo = o[k].v, lo = e + o[k].at, llo = o[k].len;
-            if (o[k].v > vhi)
-                vhi = o[k].v, hi = e + o[k].at, lhi = o[k].len;
-        }
-        sbuf_add(b, first + at, base[k].at - at);
-        sbuf_add(b, lo, llo);
-        if (vhi > vlo) {
-            sbuf_putc(b, '-');
-            sbuf_add(b, hi, lhi);
-        }
-        at = base[k].at + base[k].len;
-    }
-    sbuf_puts(b, first + at);
-}
-
-/* "GPU 5", "GPUs 0-3, 5", with their nodes in a diagnosis of several ("node-a GPUs 0-7, node-b GPU 2"). */
-static void diag_gpu_set(const struct diag *d, const unsigned *gs, unsigned n, struct sbuf *b)
-{
-    const struct analyzer *an = diag_analyzer(d);
-    bool nodes = analyze_nnodes(an) > 1;
-    for (unsigned i = 0; i < n;) {
-        const char *host = analyze_gpu_host(an, gs[i]);
-        unsigned j = i, count = 0;
-        while (j < n && (!nodes || !strcmp(analyze_gpu_host(an, gs[j]), host)))
-            j++, count++;
-        if (i)
-            sbuf_puts(b, ", ");
-        if (nodes)
-            sbuf_printf(b, "%s ", host[0] ? host : "(no hostname)");
-        sbuf_puts(b, count == 1 ? "GPU " : "GPUs ");
-        for (unsigned k = i; k < j;) {   /* runs of consecutive indices */
-            unsigned e = k;
-            while (e + 1 < j && analyze_gpu_index(an, gs[e + 1]) == analyze_gpu_index(an, gs[e]) + 1)
-                e++;
-            sbuf_printf(b, k > i ? ",%u" : "%u", analyze_gpu_index(an, gs[k]));
-            if (e > k)
-                sbuf_printf(b, "-%u", analyze_gpu_index(an, gs[e]));
-            k = e + 1;
-        }
-        i = j;
-    }
-}
-
-/* A range of seconds as the text says it: "180 s", "178-182 s". */
-static void diag_range(struct sbuf *b, const char *prefix, double lo, double hi)
-{
-    sbuf_printf(b, "%s%.0f", prefix, lo);
-    if (floor(hi + 0.5) > floor(lo + 0.5))
-        sbuf_printf(b, "-%.0f", hi);
-}
-
-/* The verdicts of every GPU, grouped: one block per rule with the GPUs that had it, the ranges of their
- * times and figures, an evidence line for each set of GPUs whose evidence says other things, the advice
- * once. */
-static void diag_groups_text(const struct diag *d, struct sbuf *b)
-{
-    unsigned n = analyze_ngpus(diag_analyzer(d));
-    unsigned *gs = xmalloc((n ? n : 1) * sizeof *gs), *sub = xmalloc((n ? n : 1) * sizeof *sub);
-    bool *done = xmalloc(n ? n : 1);
-    bool headed = false;
-    for (int r = 0; r < rule_count; r++) {
-        unsigned k = 0, at_end = 0;
-        double held_lo = INFINITY, held_hi = 0, first_lo = INFINITY, first_hi = -INFINITY;
-        for (unsigned g = 0; g < n; g++) {
-            const struct diag_verdict *v = diag_verdict(d, g, r);
-            if (!v->ever)
-                continue;
-            gs[k++] = g;
-            at_end += v->active;
-            held_lo = fmin(held_lo, v->active_s), held_hi = fmax(held_hi, v->active_s);
-            first_lo = fmin(first_lo, v->first_t), first_hi = fmax(first_hi, v->first_t);
-        }
-        if (k == 0)
-            continue;
-        if (!headed)
-            sbuf_puts(b, "Verdicts:\n");
-        headed = true;
-        char sev[16];
-        snprintf(sev, sizeof sev, "%s", rules_severity_name(rule_table[r].severity));
-        for (char *p = sev; *p; p++)
-            *p = (char)(*p - 'a' + 'A');
-        sbuf_puts(b, "  ");
-        diag_gpu_set(d, gs, k, b);
-        sbuf_printf(b, "  %-8s %s: %s\n", sev, rule_table[r].id, rule_table[r].title);
-        diag_range(b, "           held ", held_lo, held_hi);
-        diag_range(b, " s, first at +", first_lo - diag_first_time(d), first_hi - diag_first_time(d));
-        sbuf_puts(b, " s");
-        if (at_end == k)
-            sbuf_puts(b, ", still at the end");
-        else if (at_end) {
-            unsigned m = 0;
-            for (unsigned i = 0; i < k; i++)
-                if (diag_verdict(d, gs[i], r)->active)
-                    sub[m++] = gs[i];
-            sbuf_puts(b, ", still at the end on ");
-            diag_gpu_set(d, sub, m, b);
-        }
-        sbuf_putc(b, '\n');
-        memset(done, 0, n);
-        bool several = false;
-        for (unsigned i = 0; i < k; i++)
-            several |= !diag_same_words(diag_verdict(d, gs[0], r)->evidence, diag_verdict(d, gs[i], r)->evidence);
-        for (unsigned i = 0; i < k; i++) {   /* one line per set of GPUs whose evidence has the same words */
-            if (done[gs[i]])
-                continue;
-            unsigned m = 0;
-            for (unsigned j = i; j < k; j++)
-                if (!done[gs[j]] && diag_same_words(diag_verdict(d, gs[i], r)->evidence,
-                                                    diag_verdict(d, gs[j], r)->evidence)) {
-                    sub[m++] = gs[j];
-                    done[gs[j]] = true;
-                }
-            sbuf_puts(b, "           evidence");
-            if (several) {
-                sbuf_puts(b, " (");
-                diag_gpu_set(d, sub, m, b);
-                sbuf_putc(b, ')');
-            }
-            sbuf_puts(b, ": ");
-            diag_merge_evidence(d, r, sub, m, b);
-            sbuf_putc(b, '\n');
-        }
-        if (rule_table[r].severity != SEV_OK)
-            sbuf_printf(b, "           advice: %s\n", rule_table[r].advice);
-    }
-    free(gs);
-    free(sub);
-    free(done);
-}
-
-/* The GPUs gs[0..n) as JSON: [{"host":..,"index":..},...]. */
-static void diag_gpus_json(const struct diag *d, const unsigned *gs, unsigned n, struct sbuf *b)
-{
-    sbuf_putc(b, '[');
-    for (unsigned i = 0; i < n; i++) {
-        sbuf_puts(b, i ? ",{\"host\":" : "{\"host\":");
-        fmt_json_string(b, analyze_gpu_host(diag_analyzer(d), gs[i]));
-        sbuf_printf(b, ",\"index\":%u}", analyze_gpu_index(diag_analyzer(d), gs[i]));
-    }
-    sbuf_putc(b, ']');
-}
-
-/* The grouped verdicts as JSON: "verdict_groups":[{"id","severity","title","gpus","held_s":[lo,hi],
- * "at_end":[GPUs],"evidence":[{"gpus","text"}],"advice"}]. */
-static void diag_groups_json(const struct diag *d, struct sbuf *b)
-{
-    unsigned n = analyze_ngpus(diag_analyzer(d));
-    unsigned *gs = xmalloc((n ? n : 1) * sizeof *gs), *sub = xmalloc((n ? n : 1) * sizeof *sub);
-    bool *done = xmalloc(n ? n : 1), first = true;
-    struct sbuf ev;
-    sbuf_init(&ev);
-    sbuf_puts(b, ",\"verdict_groups\":[");
-    for (int r = 0; r < rule_count; r++) {
-        unsigned k = 0, m = 0;
-        double lo = INFINITY, hi = 0;
-        for (unsigned g = 0; g < n; g++) {
-            const struct diag_verdict *v = diag_verdict(d, g, r);
-            if (!v->ever)
-                continue;
-            gs[k++] = g;
-            lo = fmin(lo, v->active_s), hi = fmax(hi, v->active_s);
-        }
-        if (k == 0)
-            continue;
-        sbuf_printf(b, "%s{\"id\":\"%s\",\"severity\":\"%s\",\"title\":", first ? "" : ",", rule_table[r].id,
-                    rules_severity_name(rule_table[r].severity));
-        first = false;
-        fmt_json_string(b, rule_table[r].title);
-        sbuf_puts(b, ",\"gpus\":");
-        diag_gpus_json(d, gs, k, b);
-        sbuf_printf(b, ",\"held_s\":[%.1f,%.1f],\"at_end\":", lo, hi);
-        for (unsigned i = 0; i < k; i++)
-            if (diag_verdict(d, gs[i], r)->active)
-                sub[m++] = gs[i];
-        diag_gpus_json(d, sub, m, b);
-        sbuf_puts(b, ",\"evidence\":[");
-        memset(done, 0, n);
-        bool efirst = true;
-        for (unsigned i = 0; i < k; i++) {
-            if (done[gs[i]])
-                continue;
-            m = 0;
-            for (unsigned j = i; j < k; j++)
-                if (!done[gs[j]] && diag_same_words(diag_verdict(d, gs[i], r)->evidence,
-                                                    diag_verdict(d, gs[j], r)->evidence)) {
-                    sub[m++] = gs[j];
-                    done[gs[j]] = true;
-                }
-            sbuf_puts(b, efirst ? "{\"gpus\":" : ",{\"gpus\":");
-            efirst = false;
-            diag_gpus_json(d, sub, m, b);
-            sbuf_reset(&ev);
-            diag_merge_evidence(d, r, sub, m, &ev);
-            sbuf_puts(b, ",\"text\":");
-            fmt_json_string(b, ev.data ? ev.data : "");
-            sbuf_putc(b, '}');
-        }
-        sbuf_puts(b, "],\"advice\":");
-        fmt_json_string(b, rule_table[r].advice);
-        sbuf_putc(b, '}');
-    }
-    sbuf_putc(b, ']');
-    sbuf_free(&ev);
-    free(gs);
-    free(sub);
-    free(done);
 }
 
 /* Why a GPU had no verdict. */

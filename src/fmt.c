@@ -113,6 +113,19 @@ static size_t fmt_utf8_len(const unsigned char *p)
     return n;
 }
 
+void fmt_html_text(struct sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': sbuf_puts(b, "&amp;"); break;
+        case '<': sbuf_puts(b, "&lt;"); break;
+        case '>': sbuf_puts(b, "&gt;"); break;
+        case '"': sbuf_puts(b, "&quot;"); break;
+        default: sbuf_putc(b, *s);
+        }
+    }
+}
+
 void fmt_json_string(struct sbuf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;

@@ -18,6 +18,8 @@ void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, en
 /* Appends s as a JSON string literal, quotes included. Invalid UTF-8 bytes
  * become U+FFFD so the output is always valid JSON. */
 void fmt_json_string(struct sbuf *b, const char *s);
+/* Appends s escaped for HTML text and attribute values (& < > "). */
+void fmt_html_text(struct sbuf *b, const char *s);
 /* A duration for people: "0.214 ms", "63.4 ms", "1.25 s" (3 significant digits); nothing for NAN. */
 void fmt_duration(struct sbuf *b, double seconds);
 /* Appends s as one CSV field, quoted when it holds a comma, quote or newline. */

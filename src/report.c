@@ -1,9 +1,11 @@
 /*
- * report.c: the report page (see report.h): header, per-GPU summary
- * figures, charts (report_svg.c) and the verdicts with evidence and
- * advice. Everything is inline: CSS in a <style>, charts as SVG, and one
- * small inline script that only checks the page (it counts the charts
- * into a data attribute that tests read; the page reads fine without it).
+ * report.c: the report page (see report.h): header, the ledger's bars and
+ * table, the grouped verdicts (diag_groups), the steps, the GPUs' table
+ * (diag_summary_html_table) and the charts (report_svg.c). Everything is
+ * inline: CSS in a <style>, charts as SVG, and one small inline script
+ * that only checks the page (it counts the charts and measures the page's
+ * height into data attributes that tests read; the page reads fine
+ * without it).
  * The file is written whole (wfile.c: atomically over a regular file, through a device).
  */
 #include "report.h"
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ledger.h"
 #include "metrics.h"
 #include "wfile.h"
 
@@ -38,11 +41,14 @@ static const char report_css[] =
     "table{border-collapse:collapse}td,th{padding:2px 10px 2px 0;text-align:left}"
     ".v{border-left:4px solid #999;padding:4px 10px;margin:8px 0;background:#f7f7f7}"
     ".v.critical{border-color:#c00}.v.warning{border-color:#e69500}.v.info{border-color:#2a7ab0}"
-    ".v.ok{border-color:#2e8b57}.note{font-size:12px;color:#555}";
+    ".v.ok{border-color:#2e8b57}.note{font-size:12px;color:#555}.lb{font-size:12px;fill:#333}"
+    ".gl{font-size:12px;margin-left:6px}.multi{display:flex;flex-wrap:wrap;column-gap:0}"
+    ".multi figure{width:400px}table.gpus td,table.gpus th{font-size:12px;padding-right:8px}";
 
 static const char report_script[] =
     "<script>(function(){var n=document.querySelectorAll('svg.chart').length;"
     "document.body.setAttribute('data-charts',String(n));"
+    "document.body.setAttribute('data-height',String(document.documentElement.scrollHeight));"
     "var p=document.getElementById('check');if(p)p.textContent='charts rendered: '+n;})();</script>";
 
 struct report *report_new(void)
@@ -115,50 +121,130 @@ static void report_ts(double t, struct sbuf *b)
     sbuf_puts(b, ts);
 }
 
-static void report_gpu_section(const struct report *rp, const struct diag *d, unsigned i, struct sbuf *b)
+/* The ledger's colours, by cause (ledger.h's order). */
+static const char *const report_cause_colour[LC_COUNT] = {
+    [LC_COMPUTE] = "#3a9d5d", [LC_INPUT_WAIT] = "#e8a33d", [LC_THROTTLED] = "#d9643a", [LC_STARTUP] = "#8a9fd1",
+    [LC_PAUSE] = "#a9a9a9", [LC_STALLED] = "#b0302a", [LC_IDLE] = "#dcdcdc", [LC_LOST] = "#6b1a1a",
+};
+
+/* GPU time in the unit that reads best. */
+static void report_gpu_time(struct sbuf *b, double s)
 {
-    struct analyze_summary t;
-    analyze_summary(diag_analyzer(d), i, &t);
-    const struct report_gpu *g = i < rp->ngpus ? rp->gpus[i] : NULL;
-    if (t.twin > 1)   /* the index came back with another UUID: another GPU, its own section */
-        sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u-%u\"><h2>GPU %u &ndash; ", t.index, t.twin, t.index);
+    if (s >= 3600)
+        sbuf_printf(b, "%.1f GPU-h", s / 3600);
+    else if (s >= 60)
+        sbuf_printf(b, "%.1f GPU-min", s / 60);
     else
-        sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u\"><h2>GPU %u &ndash; ", t.index, t.index);
-    report_html_escape(b, t.name[0] ? t.name : "unnamed");
-    if (t.twin) {
-        sbuf_puts(b, " (");
-        report_html_escape(b, t.uuid[0] ? t.uuid : "no UUID");
-        sbuf_putc(b, ')');
-    }
-    sbuf_puts(b, "</h2>\n");
-    diag_summary_html(&t, b);
-    if (g)
-        report_gpu_charts(g, rp->t0, rp->t1, b);
-    bool any = false;
-    for (int r = 0; r < rule_count; r++) {
-        const struct diag_verdict *v = diag_verdict(d, i, r);
-        if (!v->ever)
+        sbuf_printf(b, "%.0f GPU-s", s);
+}
+
+/* One stacked bar of a ledger at y, h high, from x over w pixels; a tooltip per cause. */
+static void report_bar(const struct ledger_totals *t, double x, double y, double w, double h, struct sbuf *b)
+{
+    for (int c = 0; c < LC_COUNT && t->gpu_seconds > 0; c++) {
+        double cw = w * t->s[c] / t->gpu_seconds;
+        if (cw <= 0)
             continue;
-        any = true;
-        const char *sev = rules_severity_name(rule_table[r].severity);
-        sbuf_printf(b, "<div class=\"v %s\" data-rule=\"%s\"><b>%s</b> %s: ", sev, rule_table[r].id, sev,
-                    rule_table[r].id);
-        report_html_escape(b, rule_table[r].title);
-        sbuf_printf(b, "<br><span class=\"note\">held %.0f s from ", v->active_s);
-        report_ts(v->first_t, b);
-        sbuf_puts(b, v->active ? ", still at the end" : "");
-        sbuf_puts(b, "</span><br>Evidence: ");
-        report_html_escape(b, v->evidence);
-        if (rule_table[r].severity != SEV_OK) {
-            sbuf_puts(b, "<br>Advice: ");
-            report_html_escape(b, rule_table[r].advice);
-        }
-        sbuf_puts(b, "</div>\n");
+        sbuf_printf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" data-cause=\"%s\"><title>%s ",
+                    x, y, cw, h, report_cause_colour[c], ledger_causes[c].key, ledger_causes[c].label);
+        report_gpu_time(b, t->s[c]);
+        sbuf_printf(b, " (%.1f%%)</title></rect>", 100 * t->s[c] / t->gpu_seconds);
+        x += cw;
     }
-    if (!any)
-        sbuf_puts(b, diag_had_enough(d, i) ? "<p>No verdict: no rule held.</p>\n"
-                                           : "<p>No verdict: too little data for the analysis window.</p>\n");
-    sbuf_puts(b, "</section>\n");
+}
+
+/* Where the GPU time went: the job's ledger as one stacked bar with its table of causes and gains, then a
+ * bar per GPU. */
+static void report_ledger_section(const struct report *rp, const struct diag *d, struct sbuf *b)
+{
+    const struct ledger *l = diag_ledger(d);
+    const struct analyzer *an = diag_analyzer(d);
+    struct ledger_totals run;
+    ledger_run(l, &run);
+    if (run.gpu_seconds <= 0)
+        return;
+    unsigned n = ledger_ngpus(l);
+    double lw = 90, w = 800 - lw, rows = n > 1 ? n : 0, h = 30 + (rows ? 8 + rows * 16 : 0);
+    sbuf_puts(b, "<section id=\"ledger\"><h2>Where the GPU time went</h2>\n");
+    sbuf_printf(b, "<svg class=\"ledger\" viewBox=\"0 0 800 %.0f\" width=\"800\" height=\"%.0f\" role=\"img\" "
+                "xmlns=\"http://www.w3.org/2000/svg\">", h, h);
+    sbuf_printf(b, "<text x=\"0\" y=\"19\" class=\"lb\">%s</text>", rp->ngpus == 1 ? "the GPU" : "the job");
+    report_bar(&run, lw, 4, w, 22, b);
+    for (unsigned i = 0; i < n && rows; i++) {
+        struct ledger_totals t;
+        ledger_gpu(l, i, &t);
+        double y = 38 + i * 16;
+        sbuf_printf(b, "<text x=\"0\" y=\"%.0f\" class=\"lb\">", y + 11);
+        if (analyze_nnodes(an) > 1) {
+            report_html_escape(b, analyze_gpu_host(an, i));
+            sbuf_putc(b, ' ');
+        }
+        sbuf_printf(b, "GPU %u</text>", analyze_gpu_index(an, i));
+        report_bar(&t, lw, y, w, 12, b);
+    }
+    sbuf_puts(b, "</svg>\n<table class=\"causes\"><tr><th></th><th>cause</th><th>GPU time</th><th>share</th>");
+    double cost = diag_cost(d);
+    if (cost > 0)
+        sbuf_printf(b, "<th>cost (%.2f a GPU-hour)</th>", cost);
+    sbuf_puts(b, "<th>removing it would gain</th></tr>\n");
+    for (int c = 0; c < LC_COUNT; c++) {
+        if (run.s[c] <= 0)
+            continue;
+        sbuf_printf(b, "<tr data-cause=\"%s\"><td><i class=\"sw\" style=\"background:%s\"></i></td><td>%s</td><td>",
+                    ledger_causes[c].key, report_cause_colour[c], ledger_causes[c].label);
+        report_gpu_time(b, run.s[c]);
+        sbuf_printf(b, "</td><td>%.1f%%</td>", 100 * run.s[c] / run.gpu_seconds);
+        if (cost > 0)
+            sbuf_printf(b, "<td>%.2f</td>", run.s[c] / 3600 * cost);
+        double x = ledger_speedup(&run, (enum ledger_cause)c);
+        sbuf_puts(b, "<td>");
+        if (ledger_causes[c].speedup && !isnan(x))
+            sbuf_printf(b, "steps up to %.2fx faster %s", x, ledger_causes[c].gain);
+        else if (ledger_causes[c].gain) {
+            report_gpu_time(b, run.s[c]);
+            sbuf_printf(b, " back %s", ledger_causes[c].gain);
+        }
+        sbuf_puts(b, "</td></tr>\n");
+    }
+    sbuf_puts(b, "</table>\n<p class=\"note\">");
+    report_gpu_time(b, run.gpu_seconds);
+    sbuf_printf(b, " observed on %u GPU%s", run.gpus, run.gpus == 1 ? "" : "s");
+    if (run.gpm_s > 0)
+        sbuf_printf(b, "; while computing, SM activity %.0f%% and tensor cores %.0f%% (GPM)", run.sm_s / run.gpm_s,
+                    run.tensor_s / run.gpm_s);
+    if (!isnan(run.steps) && run.steps > 0 && run.energy_j > 0)
+        sbuf_printf(b, "; %.1f J per step", run.energy_j / run.steps);
+    sbuf_puts(b, ". Every second of every GPU goes to one cause (gpumon diagnose says how).</p></section>\n");
+}
+
+/* A group of verdicts as the report shows it. */
+static void report_group(void *ctx, const struct diag_group *g)
+{
+    struct sbuf *b = ctx;
+    const struct rule *r = &rule_table[g->rule];
+    const char *sev = rules_severity_name(r->severity);
+    sbuf_printf(b, "<div class=\"v %s\" data-rule=\"%s\"><b>", sev, r->id);
+    report_html_escape(b, g->gpus);
+    sbuf_printf(b, "</b> %s %s: ", sev, r->id);
+    report_html_escape(b, r->title);
+    sbuf_puts(b, "<br><span class=\"note\">");
+    report_html_escape(b, g->when);
+    sbuf_puts(b, "</span>");
+    for (unsigned i = 0; i < g->nev; i++) {
+        sbuf_puts(b, "<br>Evidence");
+        if (g->ev_gpus[i][0]) {
+            sbuf_puts(b, " (");
+            report_html_escape(b, g->ev_gpus[i]);
+            sbuf_putc(b, ')');
+        }
+        sbuf_puts(b, ": ");
+        report_html_escape(b, g->ev_text[i]);
+    }
+    if (r->severity != SEV_OK) {
+        sbuf_puts(b, "<br>Advice: ");
+        report_html_escape(b, r->advice);
+    }
+    sbuf_puts(b, "</div>\n");
 }
 
 static void report_ms(struct sbuf *b, double seconds)
@@ -243,11 +329,27 @@ int report_write(const struct report *rp, const struct diag *d, const char *path
                   "<span><i class=\"sw\" style=\"background:#2a7ab0\"></i>info</span>"
                   "<span><i class=\"sw\" style=\"background:#2e8b57\"></i>healthy</span> verdict starts "
                   "(dotted: ends)</p>\n<p id=\"check\" class=\"note\"></p>\n");
-    const struct analyzer *an = diag_analyzer(d);
-    for (unsigned i = 0; i < analyze_ngpus(an); i++)
-        report_gpu_section(rp, d, i, &b);
+    report_ledger_section(rp, d, &b);
+    struct sbuf groups;
+    sbuf_init(&groups);
+    diag_groups(d, report_group, &groups);
+    sbuf_puts(&b, "<section id=\"verdicts\"><h2>Verdicts</h2>\n");
+    sbuf_puts(&b, groups.len ? groups.data : "<p>No verdict: no rule held (or too little data for the window).</p>\n");
+    sbuf_puts(&b, "</section>\n");
+    sbuf_free(&groups);
     report_steps_section(d, &b);
-    sbuf_printf(&b, "%s\n</body></html>\n", report_script);
+    sbuf_puts(&b, "<section id=\"gpus\"><h2>GPUs</h2>\n");
+    diag_summary_html_table(d, &b);
+    sbuf_puts(&b, "</section>\n<section id=\"charts\"><h2>Over time</h2>\n");
+    const struct report_gpu **gs = xcalloc(rp->ngpus ? rp->ngpus : 1, sizeof *gs);
+    unsigned ng = 0;
+    for (unsigned i = 0; i < rp->ngpus; i++)
+        if (rp->gpus[i])
+            gs[ng++] = rp->gpus[i];
+    if (ng)
+        report_charts(gs, ng, rp->t0, rp->t1, &b);
+    free(gs);
+    sbuf_printf(&b, "</section>\n%s\n</body></html>\n", report_script);
 
     int rc = wfile_write(path, b.data, b.len, err, errlen);
     if (rc == 0 && written)

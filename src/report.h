@@ -1,10 +1,14 @@
 /*
  * report.h: the HTML report: one self-contained file (inline CSS and SVG,
- * no network, no external scripts or fonts) with, per GPU, charts over
- * time of utilization, memory, temperature, power and SM clock (and where
- * the log has them, GPM activity and the job's training steps); idle and
- * throttled stretches shaded; verdict changes marked on the time axis; and
- * the verdicts listed with evidence and advice.
+ * no network, no external scripts or fonts). A headline first: the ledger
+ * (where the GPU time went: a stacked bar for the job and one per GPU),
+ * the verdicts grouped as the text summary groups them, the job's steps
+ * and a table of every GPU's figures. Then one chart per metric over time
+ * (utilization, memory, temperature, power and SM clock, and where the log
+ * has them GPM activity and the job's training steps) with all GPUs
+ * overlaid, small multiples of REPORT_OVERLAY past that many; verdict
+ * changes marked on the time axis; one GPU alone keeps its min-max band
+ * and its idle and throttled stretches shaded.
  *
  * Memory is bounded: each series is kept as at most REPORT_BUCKETS time
  * buckets holding min, max, sum and count; when the run outgrows them,
@@ -54,8 +58,10 @@ unsigned report_gpu_index(const struct report_gpu *g);
 void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t, const struct stepstat_fig *st);
 /* Adds a verdict change mark. */
 void report_gpu_mark(struct report_gpu *g, const struct diag_change *ch);
-/* Appends the GPU's charts (SVG) for the time range [t0, t1]. */
-void report_gpu_charts(const struct report_gpu *g, double t0, double t1, struct sbuf *b);
+/* GPUs drawn in one chart; past that many, each metric is small multiples of that many GPUs each. */
+#define REPORT_OVERLAY 8
+/* Appends one chart per series (SVG) of GPUs gs[0..n) for the time range [t0, t1], their lines overlaid. */
+void report_charts(const struct report_gpu *const *gs, unsigned n, double t0, double t1, struct sbuf *b);
 /* Escapes s for HTML text and attributes. */
 void report_html_escape(struct sbuf *b, const char *s);
 

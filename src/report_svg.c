@@ -1,5 +1,7 @@
 /*
- * report_svg.c: per-GPU time buckets and their SVG charts (see report.h).
+ * report_svg.c: per-GPU time buckets and their SVG charts (see report.h):
+ * one chart per series with the GPUs' mean lines overlaid in a palette of
+ * REPORT_OVERLAY colours (each GPU keeps its own buckets and time offset).
  * A bucket keeps min, max, sum and count of each series plus the idle
  * share, throttled and lost counts of its records. Buckets start 10 ms
  * wide from the first record; when a record falls past the last bucket,
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fmt.h"
 #include "metrics.h"
 #include "report.h"
 #include "rules.h"
@@ -212,15 +215,7 @@ void report_gpu_mark(struct report_gpu *g, const struct diag_change *ch)
 
 void report_html_escape(struct sbuf *b, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': sbuf_puts(b, "&amp;"); break;
-        case '<': sbuf_puts(b, "&lt;"); break;
-        case '>': sbuf_puts(b, "&gt;"); break;
-        case '"': sbuf_puts(b, "&quot;"); break;
-        default: sbuf_putc(b, *s);
-        }
-    }
+    fmt_html_text(b, s);
 }
 
 /* Shaded stretches: runs of buckets where pick() holds; an empty bucket
@@ -269,34 +264,19 @@ static void rs_time_label(double t, struct sbuf *b)
     sbuf_printf(b, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, struct sbuf *b)
+/* The GPUs' colours in a chart of several (the legend says which is which). */
+static const char *const rs_palette[REPORT_OVERLAY] = {"#1f4e89", "#d9643a", "#3a9d5d", "#8e44ad", "#c0392b",
+                                                       "#16a0b5", "#b8860b", "#555555"};
+
+/* The mean line (and with one GPU its min-max band) of series s of g, in colour (NULL: the default
+ * classes), on a chart whose time axis spans [t0, t0 + span] over pw pixels and whose scale tops at top. */
+static void rs_lines(const struct report_gpu *g, int s, double t0, double span, double pw, double ph, double top,
+                     const char *colour, struct sbuf *b)
 {
-    const struct metric *m = &metric_table[rs_series[s].metric];
-    const char *unit = rs_series[s].unit ? rs_series[s].unit : m->unit, *key = rs_series[s].key ? rs_series[s].key : m->key;
-    double top = rs_series[s].floor_max, pw = RS_W - RS_L - RS_R, ph = RS_H - RS_T - RS_B;
-    for (unsigned i = 0; i < g->nb; i++)
-        if (g->s[s][i].n && g->s[s][i].max > top)
-            top = g->s[s][i].max;
-    if (g->ref[s] > top)
-        top = g->ref[s];
-    if (s == RS_TEMP)
-        top = ceil(top / 10) * 10;
-    double span = t1 > t0 ? t1 - t0 : 1, x0 = RS_L + (g->t0 - t0) / span * pw, bw = g->width / span * pw;
-#define RS_Y(v) (RS_T + ph - (v) / top * ph)
-    sbuf_printf(b, "<figure><figcaption>%s (%s)</figcaption><svg class=\"chart\" data-series=\"%s\" "
-                "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
-                "xmlns=\"http://www.w3.org/2000/svg\">", rs_series[s].title, *unit ? unit : "-", key, RS_W,
-                RS_H, RS_W, RS_H);
-    sbuf_printf(b, "<rect class=\"plot\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>", RS_L, RS_T, pw, ph);
+    double x0 = RS_L + (g->t0 - t0) / span * pw, bw = g->width / span * pw;
     double mean_dt = g->nrecords > 1 ? (g->last_t - g->t0) / (double)(g->nrecords - 1) : g->width;
     unsigned gap = (unsigned)fmax(1, ceil(fmax(3 * mean_dt, 1.5 * g->width) / g->width));
-    rs_shade(g, x0, bw, gap, "idle", rs_is_idle, b);
-    rs_shade(g, x0, bw, gap, "thr", rs_is_throttled, b);
-    rs_shade(g, x0, bw, gap, "lost", rs_is_lost, b);
-    if (g->ref[s] > 0 && s != RS_UTIL && s != RS_SM && s != RS_TENSOR && s != RS_WAIT)
-        sbuf_printf(b, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"><title>%s %.0f %s</title>"
-                    "</line>", RS_L, RS_L + pw, RS_Y(g->ref[s]), RS_Y(g->ref[s]), s == RS_MEM ? "total"
-                    : s == RS_POWER ? "enforced limit" : "maximum", g->ref[s], m->unit);
+#define RS_Y(v) (RS_T + ph - (v) / top * ph)
     /* envelope bands and mean lines, one per run of buckets without a real gap */
     for (unsigned i = 0; i < g->nb;) {
         if (!g->s[s][i].n) {
@@ -308,37 +288,126 @@ static void rs_chart(const struct report_gpu *g, int s, double t0, double t1, st
             if (g->s[s][j].n)
                 ks[nk++] = last = j;
         double half = nk == 1 ? fmax(bw / 2, 1) : 0;   /* a lone bucket: a short dash */
-        sbuf_puts(b, "<path class=\"band\" d=\"");
-        for (unsigned q = 0; q < nk; q++)
-            sbuf_printf(b, "%s%.1f,%.1f", q ? "L" : "M", x0 + (ks[q] + 0.5) * bw - half, RS_Y(g->s[s][ks[q]].max));
-        if (nk == 1)
-            sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[0] + 0.5) * bw + half, RS_Y(g->s[s][ks[0]].max));
-        for (unsigned q = nk; q-- > 0;)
-            sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[q] + 0.5) * bw + half, RS_Y(g->s[s][ks[q]].min));
-        if (nk == 1)
-            sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[0] + 0.5) * bw - half, RS_Y(g->s[s][ks[0]].min));
-        sbuf_puts(b, "Z\"/><polyline class=\"mean\" points=\"");
+        if (!colour) {
+            sbuf_puts(b, "<path class=\"band\" d=\"");
+            for (unsigned q = 0; q < nk; q++)
+                sbuf_printf(b, "%s%.1f,%.1f", q ? "L" : "M", x0 + (ks[q] + 0.5) * bw - half, RS_Y(g->s[s][ks[q]].max));
+            if (nk == 1)
+                sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[0] + 0.5) * bw + half, RS_Y(g->s[s][ks[0]].max));
+            for (unsigned q = nk; q-- > 0;)
+                sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[q] + 0.5) * bw + half, RS_Y(g->s[s][ks[q]].min));
+            if (nk == 1)
+                sbuf_printf(b, "L%.1f,%.1f", x0 + (ks[0] + 0.5) * bw - half, RS_Y(g->s[s][ks[0]].min));
+            sbuf_puts(b, "Z\"/>");
+        }
+        sbuf_puts(b, "<polyline class=\"mean\"");
+        if (colour)
+            sbuf_printf(b, " style=\"stroke:%s\"", colour);
+        sbuf_puts(b, " points=\"");
         for (unsigned q = 0; q < nk; q++)
             sbuf_printf(b, "%s%.1f,%.1f", q ? " " : "", x0 + (ks[q] + 0.5) * bw - half,
                         RS_Y(g->s[s][ks[q]].sum / g->s[s][ks[q]].n));
         if (nk == 1)
             sbuf_printf(b, " %.1f,%.1f", x0 + (ks[0] + 0.5) * bw + half, RS_Y(g->s[s][ks[0]].sum / g->s[s][ks[0]].n));
-        sbuf_puts(b, "\"/>");
+        sbuf_printf(b, "\"><title>GPU %u</title></polyline>", g->index);
         i = last + 1;
     }
-    for (unsigned i = 0; i < g->nmarks; i++) {
-        const struct report_mark *mk = &g->marks[i];
+#undef RS_Y
+}
+
+static int rs_mark_cmp(const void *x, const void *y)
+{
+    const struct report_mark *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->rule != b->rule)
+        return a->rule - b->rule;
+    return (int)a->active - (int)b->active;
+}
+
+/* The verdict changes of the GPUs as vertical marks, one per time, rule and direction (however many GPUs
+ * it was on), at most REPORT_MAX_MARKS. */
+static void rs_marks(const struct report_gpu *const *gs, unsigned n, double t0, double span, double pw, double ph,
+                     struct sbuf *b)
+{
+    unsigned total = 0, k = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += gs[i]->nmarks;
+    if (!total)
+        return;
+    struct report_mark *all = xmalloc(total * sizeof *all);
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; j < gs[i]->nmarks; j++)
+            all[k++] = gs[i]->marks[j];
+    qsort(all, total, sizeof *all, rs_mark_cmp);
+    for (unsigned i = 0, shown = 0; i < total && shown < REPORT_MAX_MARKS; i++) {
+        const struct report_mark *mk = &all[i];
+        if (i && !rs_mark_cmp(mk, &all[i - 1]))
+            continue;
+        shown++;
         double x = RS_L + (mk->t - t0) / span * pw;
         sbuf_printf(b, "<line class=\"mark %s%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"><title>%s %s"
                     "</title></line>", rules_severity_name(rule_table[mk->rule].severity), mk->active ? "" : " end",
                     x, x, RS_T, RS_T + ph, rule_table[mk->rule].id, mk->active ? "starts" : "ends");
     }
+    free(all);
+}
+
+/* One chart of series s for GPUs gs[0..n) (n <= REPORT_OVERLAY): each GPU's mean line in its colour, its
+ * legend in the caption; one GPU alone keeps its min-max band and its idle, throttled and lost stretches
+ * shaded. w: the chart's width (a small multiple is narrower). */
+static void rs_chart(const struct report_gpu *const *gs, unsigned n, int s, double t0, double t1, double w,
+                     const char *what, struct sbuf *b)
+{
+    const struct metric *m = &metric_table[rs_series[s].metric];
+    const char *unit = rs_series[s].unit ? rs_series[s].unit : m->unit, *key = rs_series[s].key ? rs_series[s].key : m->key;
+    double top = rs_series[s].floor_max, ref = 0, pw = w - RS_L - RS_R, ph = RS_H - RS_T - RS_B;
+    for (unsigned k = 0; k < n; k++) {
+        const struct report_gpu *g = gs[k];
+        for (unsigned i = 0; i < g->nb; i++)
+            if (g->s[s][i].n && g->s[s][i].max > top)
+                top = g->s[s][i].max;
+        ref = fmax(ref, g->ref[s]);
+    }
+    if (ref > top)
+        top = ref;
+    if (s == RS_TEMP)
+        top = ceil(top / 10) * 10;
+    double span = t1 > t0 ? t1 - t0 : 1;
+#define RS_Y(v) (RS_T + ph - (v) / top * ph)
+    sbuf_printf(b, "<figure><figcaption>%s (%s)%s%s", rs_series[s].title, *unit ? unit : "-", what ? ", " : "",
+                what ? what : "");
+    if (n > 1)
+        for (unsigned k = 0; k < n; k++)
+            sbuf_printf(b, " <span class=\"gl\" style=\"color:%s\">&#9632;&nbsp;%u</span>", rs_palette[k],
+                        gs[k]->index);
+    sbuf_printf(b, "</figcaption><svg class=\"chart\" data-series=\"%s\" data-gpus=\"%u\" "
+                "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
+                "xmlns=\"http://www.w3.org/2000/svg\">", key, n, w, RS_H, w, RS_H);
+    sbuf_printf(b, "<rect class=\"plot\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>", RS_L, RS_T, pw, ph);
+    if (n == 1) {
+        const struct report_gpu *g = gs[0];
+        double x0 = RS_L + (g->t0 - t0) / span * pw, bw = g->width / span * pw;
+        double mean_dt = g->nrecords > 1 ? (g->last_t - g->t0) / (double)(g->nrecords - 1) : g->width;
+        unsigned gap = (unsigned)fmax(1, ceil(fmax(3 * mean_dt, 1.5 * g->width) / g->width));
+        rs_shade(g, x0, bw, gap, "idle", rs_is_idle, b);
+        rs_shade(g, x0, bw, gap, "thr", rs_is_throttled, b);
+        rs_shade(g, x0, bw, gap, "lost", rs_is_lost, b);
+    }
+    if (ref > 0 && s != RS_UTIL && s != RS_SM && s != RS_TENSOR && s != RS_WAIT)
+        sbuf_printf(b, "<line class=\"ref\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"><title>%s %.0f %s</title>"
+                    "</line>", RS_L, RS_L + pw, RS_Y(ref), RS_Y(ref), s == RS_MEM ? "total"
+                    : s == RS_POWER ? "enforced limit" : "maximum", ref, m->unit);
+    for (unsigned k = 0; k < n; k++)
+        rs_lines(gs[k], s, t0, span, pw, ph, top, n > 1 ? rs_palette[k] : NULL, b);
+    rs_marks(gs, n, t0, span, pw, ph, b);
     sbuf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\" text-anchor=\"end\">%.0f</text>", RS_L - 4, RS_T + 9, top);
     sbuf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\" text-anchor=\"end\">0</text>", RS_L - 4, RS_T + ph);
-    for (int k = 0; k <= 4; k++) {
-        sbuf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"ax\" text-anchor=\"%s\">", RS_L + k * pw / 4, RS_H - 5,
-                    k == 0 ? "start" : k == 4 ? "end" : "middle");
-        rs_time_label(t0 + k * span / 4, b);
+    int ticks = w < RS_W ? 2 : 4;
+    for (int k = 0; k <= ticks; k++) {
+        sbuf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"ax\" text-anchor=\"%s\">", RS_L + k * pw / ticks, RS_H - 5,
+                    k == 0 ? "start" : k == ticks ? "end" : "middle");
+        rs_time_label(t0 + k * span / ticks, b);
         sbuf_puts(b, "</text>");
     }
     sbuf_puts(b, "</svg></figure>\n");
@@ -353,15 +422,39 @@ static bool rs_has_data(const struct report_gpu *g, int s)
     return false;
 }
 
-void report_gpu_charts(const struct report_gpu *g, double t0, double t1, struct sbuf *b)
+void report_charts(const struct report_gpu *const *gs, unsigned n, double t0, double t1, struct sbuf *b)
 {
-    for (int s = 0; s < RS_COUNT; s++)
-        if (!rs_series[s].optional || rs_has_data(g, s))
-            rs_chart(g, s, t0, t1, b);
-    sbuf_printf(b, "<p class=\"note\">Each point summarizes %.3g s of records: the band spans their minimum and "
-                "maximum%s, the line their mean.", g->width, " (utilization: the driver's sub-second samples)");
-    if (g->marks_dropped)
-        sbuf_printf(b, " %u further verdict changes are not marked (the first %d are); the list below has every "
-                    "verdict.", g->marks_dropped, REPORT_MAX_MARKS);
+    double width = 0.01;
+    unsigned dropped = 0;
+    for (unsigned k = 0; k < n; k++) {
+        width = fmax(width, gs[k]->width);
+        dropped += gs[k]->marks_dropped;
+    }
+    for (int s = 0; s < RS_COUNT; s++) {
+        bool any = !rs_series[s].optional;
+        for (unsigned k = 0; k < n && !any; k++)
+            any = rs_has_data(gs[k], s);
+        if (!any)
+            continue;
+        if (n <= REPORT_OVERLAY) {
+            rs_chart(gs, n, s, t0, t1, RS_W, NULL, b);
+            continue;
+        }
+        /* past REPORT_OVERLAY GPUs: small multiples, REPORT_OVERLAY GPUs to a chart, on one scale each */
+        sbuf_puts(b, "<div class=\"multi\">\n");
+        for (unsigned k = 0; k < n; k += REPORT_OVERLAY) {
+            unsigned m = n - k < REPORT_OVERLAY ? n - k : REPORT_OVERLAY;
+            char what[48];
+            snprintf(what, sizeof what, "GPUs %u-%u", gs[k]->index, gs[k + m - 1]->index);
+            rs_chart(gs + k, m, s, t0, t1, RS_W / 2, what, b);
+        }
+        sbuf_puts(b, "</div>\n");
+    }
+    sbuf_printf(b, "<p class=\"note\">Each point summarizes %.3g s of records or more: the line is their mean%s.",
+                width, n == 1 ? ", the band their minimum and maximum (utilization: the driver's sub-second samples)"
+                              : " (a GPU's colour is in each chart's caption)");
+    if (dropped)
+        sbuf_printf(b, " %u further verdict changes are not marked (the first %d of each GPU are); the verdicts above "
+                    "list every one.", dropped, REPORT_MAX_MARKS);
     sbuf_puts(b, "</p>\n");
 }

@@ -66,8 +66,10 @@ expect_eq "a 65-GPU log: 65 GPUs" "$(summary "$T/wide.jsonl")" "65 1 40"
 expect_match "a 65-GPU log: GPU 64 judged" "$("$GPUMON" diagnose "$T/wide.jsonl")" $'\n''GPU 64  NVIDIA H100 80GB HBM3  \(40 samples'
 "$GPUMON" report "$T/wide.jsonl" -o "$T/wide.html" 2>"$T/err"; expect_eq "report of 65 GPUs: status" "$?" 0
 expect_match "report of 65 GPUs: said" "$(cat "$T/err")" "65 GPUs\)"
-expect_eq "report of 65 GPUs: a section each" "$(grep -o '<section class="gpu"' "$T/wide.html" | wc -l)" 65
-expect_match "report of 65 GPUs: GPU 64's charts" "$(sed -n '/id="gpu64"/,/<\/section>/p' "$T/wide.html")" 'data-series="utilization.gpu"'
+expect_eq "report of 65 GPUs: a row each" "$(grep -o '<tr><td>[0-9]*</td><td>' "$T/wide.html" | wc -l)" 65
+expect_eq "report of 65 GPUs: small multiples of 8 GPUs" "$(grep -o 'data-series="utilization.gpu" data-gpus="[0-9]*"' "$T/wide.html" | sed 's/.*="//; s/"//' | tr '\n' ' ')" "8 8 8 8 8 8 8 8 1 "
+expect_match "report of 65 GPUs: GPU 64's charts" "$(cat "$T/wide.html")" 'utilization \(%\), GPUs 64-64'
+expect_eq "report of 65 GPUs: a ledger bar each" "$(grep -o '<text x="0" y="[0-9]*" class="lb">GPU [0-9]*</text>' "$T/wide.html" | wc -l)" 65
 
 # a new UUID at an index is a new GPU
 "$PY" "$T/gen.py" swap "$T/node.jsonl" "$T/swap.jsonl"
@@ -86,7 +88,7 @@ expect_match "a new UUID: the new one" "$out" "GPU 0  NVIDIA H100 80GB HBM3  GPU
 expect_match "a new UUID: other GPUs as ever" "$out" $'\n''GPU 1  NVIDIA H100 80GB HBM3  \(40 samples'
 "$GPUMON" report "$T/swap.jsonl" -o "$T/swap.html" 2>"$T/err"
 expect_match "report of a new UUID: 9 GPUs" "$(cat "$T/err")" "9 GPUs\)"
-expect_match "report of a new UUID: its own section" "$(cat "$T/swap.html")" 'id="gpu0-2"><h2>GPU 0 &ndash; NVIDIA H100 80GB HBM3 \(GPU-ffffffff'
+expect_match "report of a new UUID: its own row" "$(cat "$T/swap.html")" '<tr><td>0</td><td>NVIDIA H100 80GB HBM3 \(GPU-ffffffff'
 
 # one log under two names: refused, saying why
 cp "$T/node.jsonl" "$T/a.jsonl"

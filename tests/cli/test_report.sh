@@ -12,12 +12,21 @@ expect_eq "report exit" "$rc" 0
 expect_eq "report: nothing on stdout" "$(cat "$T/out")" ""
 expect_match "report says what it wrote" "$(cat "$T/err")" "^gpumon report: wrote .*/s.html \([0-9.]+ kB, 8 GPUs\)$"
 html=$(cat "$T/s.html")
-expect_eq "charts: 7 per GPU (H100s: with SM and tensor activity)" "$(grep -o '<svg class="chart"' "$T/s.html" | wc -l)" 56
+expect_eq "charts: one per metric, the 8 GPUs overlaid (H100s: with SM and tensor activity)" \
+  "$(grep -o '<svg class="chart"' "$T/s.html" | wc -l)" 7
 for key in utilization.gpu gpm.sm_active gpm.tensor_active memory.used temperature.gpu power.draw clocks.sm; do
-  expect_eq "chart of $key per GPU" "$(grep -o "data-series=\"$key\"" "$T/s.html" | wc -l)" 8
+  expect_eq "chart of $key, all GPUs in it" "$(grep -o "data-series=\"$key\" data-gpus=\"8\"" "$T/s.html" | wc -l)" 1
 done
-expect_match "straggler verdict listed with advice" "$html" \
-  'data-rule="straggler"><b>warning</b> straggler: .*Advice: In data-parallel training'
+expect_eq "chart: a line per GPU" "$(sed -n '/data-series="utilization.gpu"/,/<\/svg>/p' "$T/s.html" | grep -o '<title>GPU [0-7]</title>' | sort -u | wc -l)" 8
+# the headline: the ledger (a bar for the job and one per GPU, its table), the verdicts grouped, the GPUs' table
+expect_match "headline first: ledger, verdicts, GPUs, then the charts" "$(grep -o '<section id="[a-z]*"' "$T/s.html" | tr '\n' ' ')" \
+  '^<section id="ledger" <section id="verdicts" <section id="gpus" <section id="charts" $'
+expect_eq "ledger: a bar for the job and one per GPU" "$(grep -o '<rect[^>]*data-cause="compute"' "$T/s.html" | wc -l)" 9
+expect_match "ledger: its table" "$html" '<tr data-cause="compute">.*<td>compute</td><td>[0-9.]+ GPU-min</td><td>100.0%</td>'
+expect_match "straggler verdict, its GPU named, with advice" "$html" \
+  'data-rule="straggler"><b>GPU 5</b> warning straggler: .*Advice: In data-parallel training'
+expect_match "the others' verdict once" "$html" 'data-rule="healthy"><b>GPUs 0-4,6-7</b> ok healthy'
+expect_eq "GPUs: a row each" "$(grep -o '<tr><td>[0-7]</td><td>NVIDIA H100 80GB HBM3</td>' "$T/s.html" | wc -l)" 8
 expect_match "verdict marked on the time axis" "$html" '<line class="mark warning"[^>]*><title>straggler starts'
 # Self-contained: no external resource of any kind.
 expect_no_match "no external scripts, styles, fonts or images" "$html" \
@@ -64,12 +73,18 @@ else
   flags=(--headless --disable-gpu --no-sandbox --no-first-run --disable-extensions --user-data-dir="$T/chrome")
   timeout 120 "$CHROMIUM" "${flags[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$T/s.html" \
     > "$T/dom.html" 2> "$T/chrome.log"
-  expect_match "DOM: the in-page check counted the charts" "$(cat "$T/dom.html")" 'data-charts="56"'
-  expect_match "DOM: check text" "$(cat "$T/dom.html")" 'charts rendered: 56'
+  expect_match "DOM: the in-page check counted the charts" "$(cat "$T/dom.html")" 'data-charts="7"'
+  expect_match "DOM: check text" "$(cat "$T/dom.html")" 'charts rendered: 7'
   expect_eq "no console messages" "$(grep ':CONSOLE' "$T/chrome.log")" ""
+  # the page's height in Chromium, against the per-GPU layout before the headline and the overlaid charts:
+  # 10,216 px for this 8-GPU straggler log (measured on a screenshot of the earlier build, 1000 px wide);
+  # now at most a third of it
+  height=$(sed -n 's/.*data-height="\([0-9]*\)".*/\1/p' "$T/dom.html" | head -1)
+  [ -n "$height" ] && [ "$height" -le 3405 ] && ok || fail "8-GPU report height ${height:-unknown} px, expected at most 3405 (a third of 10216)"
+  echo "8-GPU report height: ${height:-unknown} px (the per-GPU layout's: 10216)"
   shot="$BUILD/report-screenshot.png"
   rm -f "$shot"
-  timeout 120 "$CHROMIUM" "${flags[@]}" --screenshot="$shot" --window-size=1000,1400 "file://$T/s.html" \
+  timeout 120 "$CHROMIUM" "${flags[@]}" --screenshot="$shot" --window-size=1000,2400 "file://$T/s.html" \
     > /dev/null 2>&1
   [ -s "$shot" ] && ok || fail "no screenshot at $shot"
   echo "screenshot: $shot"
