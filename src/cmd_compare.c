@@ -64,6 +64,7 @@ int cmd_compare_load(const char *cmd, const char *path, struct compare_run **out
     memset(&rec, 0, sizeof rec);
     while ((got = logread_next(lr, &rec, err, sizeof err)) == 1)
         compare_run_feed(r, &rec);
+    compare_run_finish(r);
     if (got < 0)
         fprintf(stderr, "gpumon %s: %s\n", cmd, err);
     else if (compare_run_records(r) == 0)

@@ -366,11 +366,12 @@ static int run_start(char **cmd, pid_t *child, int *gate, int *status_fd)
 }
 
 /* The comparison with the baseline (--baseline), on stderr. */
-static void run_compare(const char *baseline, const struct compare_run *base, const struct compare_run *cur)
+static void run_compare(const char *baseline, const struct compare_run *base, struct compare_run *cur)
 {
     struct compare_result res;
     struct sbuf b;
     sbuf_init(&b);
+    compare_run_finish(cur);
     compare_runs(base, cur, &res);
     compare_text(&res, baseline, "this run", &b);
     fprintf(stderr, "\nAgainst the baseline:\n%s", b.data ? b.data : "");
@@ -380,7 +381,7 @@ static void run_compare(const char *baseline, const struct compare_run *base, co
 /* The end of the run: the summary on stderr, the comparison with the baseline, then the report. */
 static void run_finish(const struct run_opts *o, const char *what, const struct run_job *job, int status,
                        struct diag *d, struct report *rp, const struct compare_run *base,
-                       const struct compare_run *cur)
+                       struct compare_run *cur)
 {
     char err[512];
     struct sbuf b;

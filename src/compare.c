@@ -20,7 +20,9 @@
  * spread of real jobs; 5 points of a share), so that two runs of one job
  * come out "no clear change" however many steps they hold. The duration is
  * one number per run, with no noise to test: it is judged by its floor
- * only. Wording and the table of figures are here; commands only print.
+ * only. The ledger's shares (each run diagnosed as diagnose would, its
+ * decided GPU-seconds attributed to the block of records that decided
+ * them) are figures like the others, in points. Wording and the table of figures are here; commands only print.
  */
 #include "compare.h"
 
@@ -28,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "diag.h"
 #include "fmt.h"
+#include "ledger.h"
 #include "metrics.h"
 
 #define COMPARE_MAX_BLOCKS 1024
@@ -40,6 +44,7 @@ struct compare_sums {
     double steps, wait_s, compute_s; /* all records: steps ended, the loop's input wait and compute time */
     double energy_j;                 /* energy of every GPU over the loop's time in the records */
     double act[3], act_n[3];         /* utilization, SM, tensor: sums and counts of GPU values */
+    double cause[LC_COUNT], gpu_s;   /* the ledger's GPU-seconds decided in these records, by cause, and all */
 };
 
 struct compare_bin {
@@ -61,6 +66,9 @@ struct compare_run {
     unsigned long long records, steps;
     unsigned ngpu;                   /* 1 + the highest GPU index seen */
     double *energy_prev;             /* per GPU index: the latest energy reading, NAN none */
+    struct diag *diag;               /* the run diagnosed, for its ledger (the defaults of diagnose) */
+    double ledger_seen[LC_COUNT];    /* the ledger's totals as of the latest record */
+    bool finished;
 };
 
 /* ---- the figures ---- */
@@ -99,14 +107,31 @@ static const struct compare_figure compare_figs[CF_COUNT] = {
                    .floor = 5, .tested = true, .act = 2, .metric = M_GPM_TENSOR_ACTIVE, .unit = "%"},
     [CF_ENERGY_STEP] = {.key = "energy_per_step_j", .label = "energy per step", .kind = CK_RATIO,
                         .better = -1, .floor = 0.05, .tested = true, .act = -1, .unit = "J"},
+#define COMPARE_LEDGER_ROW(c, k, l, dir) \
+    [CF_LEDGER + (c)] = {.key = "ledger_" k, .label = "time: " l, .kind = CK_POINTS, .better = (dir), .floor = 5, \
+                         .tested = true, .act = -1, .unit = "%"}
+    COMPARE_LEDGER_ROW(LC_COMPUTE, "compute", "compute", +1),
+    COMPARE_LEDGER_ROW(LC_INPUT_WAIT, "input_wait", "input wait", -1),
+    COMPARE_LEDGER_ROW(LC_THROTTLED, "throttled", "throttled", -1),
+    COMPARE_LEDGER_ROW(LC_STARTUP, "startup", "startup", -1),
+    COMPARE_LEDGER_ROW(LC_PAUSE, "pause", "pause", -1),
+    COMPARE_LEDGER_ROW(LC_STALLED, "stalled", "stalled", -1),
+    COMPARE_LEDGER_ROW(LC_IDLE, "idle", "idle", -1),
+    COMPARE_LEDGER_ROW(LC_LOST, "lost", "lost", -1),
+#undef COMPARE_LEDGER_ROW
 };
+
+_Static_assert(LC_COUNT == CF_COUNT - CF_LEDGER, "a compare figure per ledger cause");
 
 /* ---- a run's blocks ---- */
 
 struct compare_run *compare_run_new(void)
 {
     struct compare_run *r = xcalloc(1, sizeof *r);
+    struct rule_config c;
+    rules_defaults(&c);
     r->per_block = 1;
+    r->diag = diag_new(&c, NULL, NULL);
     return r;
 }
 
@@ -117,6 +142,7 @@ void compare_run_free(struct compare_run *r)
     for (unsigned i = 0; i < r->nblk; i++)
         free(r->blk[i].bins);
     free(r->energy_prev);
+    diag_free(r->diag);
     free(r);
 }
 
@@ -161,6 +187,33 @@ static void compare_sums_add(struct compare_sums *to, const struct compare_sums 
         to->act[i] += s->act[i];
         to->act_n[i] += s->act_n[i];
     }
+    for (int c = 0; c < LC_COUNT; c++)
+        to->cause[c] += s->cause[c];
+    to->gpu_s += s->gpu_s;
+}
+
+/* The ledger's seconds decided since the last call go to block b. */
+static void compare_ledger_delta(struct compare_run *r, struct compare_sums *s)
+{
+    struct ledger_totals t;
+    ledger_run(diag_ledger(r->diag), &t);
+    for (int c = 0; c < LC_COUNT; c++) {
+        double d = t.s[c] - r->ledger_seen[c];
+        if (d > 0) {
+            s->cause[c] += d;
+            s->gpu_s += d;
+        }
+        r->ledger_seen[c] = t.s[c];
+    }
+}
+
+void compare_run_finish(struct compare_run *r)
+{
+    if (r->finished || r->nblk == 0)
+        return;
+    r->finished = true;
+    diag_finish(r->diag);
+    compare_ledger_delta(r, &r->blk[r->nblk - 1].s);   /* what the end decided: the last records' */
 }
 
 /* to += from (from's storage freed). */
@@ -255,6 +308,8 @@ void compare_run_feed(struct compare_run *r, const struct record *rec)
             s->energy_j += (e - *prev) * loop_share;
         *prev = e;
     }
+    diag_feed(r->diag, rec);
+    compare_ledger_delta(r, s);
 }
 
 /* ---- figures from sums ---- */
@@ -283,6 +338,8 @@ static double compare_value(enum compare_fig f, const struct compare_sums *s, co
     const struct compare_figure *cf = &compare_figs[f];
     if (cf->act >= 0)
         return s->act_n[cf->act] > 0 ? s->act[cf->act] / s->act_n[cf->act] : NAN;
+    if (f >= CF_LEDGER)
+        return s->gpu_s > 0 ? 100 * s->cause[f - CF_LEDGER] / s->gpu_s : NAN;
     if (cf->pct > 0)
         return compare_hist_pct(h, n, cf->pct);
     switch (f) {
@@ -471,17 +528,20 @@ static void compare_summary(struct compare_result *res)
     } else if (p50->verdict == CV_SAME) {
         sbuf_puts(&b, "step time: no clear change");
     }
-    for (int f = 0; f < CF_COUNT; f++) {
-        const struct compare_change *c = &res->fig[f];
-        shorts |= c->short_runs;
-        if (f == CF_STEP_P50 || f == CF_STEP_P95 || f == CF_STEPS_PER_S || f == CF_DURATION ||
-            (c->verdict != CV_BETTER && c->verdict != CV_WORSE) || extra == 3)
-            continue;
-        compare_fmt((enum compare_fig)f, c->a, va, sizeof va);
-        compare_fmt((enum compare_fig)f, c->b, vb, sizeof vb);
-        sbuf_printf(&b, "%s%s %s -> %s", b.len ? ", " : "", compare_figs[f].label, va, vb);
-        extra++;
-    }
+    /* up to three other clear changes; the ledger's shares only when nothing else changed clearly (they
+     * mostly restate the figures above in GPU time) */
+    for (int pass = 0; pass < 2 && !(pass == 1 && extra > 0); pass++)
+        for (int f = pass ? CF_LEDGER : 0; f < (pass ? CF_COUNT : CF_LEDGER); f++) {
+            const struct compare_change *c = &res->fig[f];
+            shorts |= c->short_runs;
+            if (f == CF_STEP_P50 || f == CF_STEP_P95 || f == CF_STEPS_PER_S || f == CF_DURATION ||
+                (c->verdict != CV_BETTER && c->verdict != CV_WORSE) || extra == 3)
+                continue;
+            compare_fmt((enum compare_fig)f, c->a, va, sizeof va);
+            compare_fmt((enum compare_fig)f, c->b, vb, sizeof vb);
+            sbuf_printf(&b, "%s%s %s -> %s", b.len ? ", " : "", compare_figs[f].label, va, vb);
+            extra++;
+        }
     if (!b.len) {
         const struct compare_change *d = &res->fig[CF_DURATION];
         if (d->verdict == CV_BETTER || d->verdict == CV_WORSE) {
@@ -583,6 +643,8 @@ void compare_text(const struct compare_result *res, const char *name_a, const ch
     sbuf_printf(b, "  %-16s %12s %12s  %-24s %s\n", "", "A", "B", "B vs A [95% interval]", "verdict");
     for (int f = 0; f < CF_COUNT; f++) {
         const struct compare_change *c = &res->fig[f];
+        if (f >= CF_LEDGER && !(c->a >= 0.5) && !(c->b >= 0.5))
+            continue;   /* a cause neither run had (JSON keeps it) */
         compare_fmt((enum compare_fig)f, c->a, va, sizeof va);
         compare_fmt((enum compare_fig)f, c->b, vb, sizeof vb);
         compare_fmt_change((enum compare_fig)f, c, ch, sizeof ch);

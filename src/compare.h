@@ -3,8 +3,9 @@
  * --baseline A): what each run's records say of its speed, its input wait,
  * its GPUs' activity and its energy, and for each figure whether B is
  * better, worse, or not clearly different from A, judged against the
- * noise each run shows over its own course (compare.c says how). Part of
- * the analysis: it reads records, never a file; the commands feed it.
+ * noise each run shows over its own course (compare.c says how), and the
+ * shares of the ledger of GPU time (a diagnosis of each run, as diagnose
+ * makes it). It reads records, never a file; the commands feed it.
  */
 #ifndef GPUMON_COMPARE_H
 #define GPUMON_COMPARE_H
@@ -19,6 +20,8 @@ struct compare_run;
 struct compare_run *compare_run_new(void);
 void compare_run_free(struct compare_run *r);
 void compare_run_feed(struct compare_run *r, const struct record *rec);
+/* After the last record: decides the ledger's undecided time (call once, before compare_runs). */
+void compare_run_finish(struct compare_run *r);
 unsigned long long compare_run_records(const struct compare_run *r);
 
 /* The figures, in the order they are shown (compare.c's table). */
@@ -32,7 +35,8 @@ enum compare_fig {
     CF_SM,
     CF_TENSOR,
     CF_ENERGY_STEP,
-    CF_COUNT
+    CF_LEDGER,                /* the ledger's shares of GPU time: one figure per cause (ledger.h's order) */
+    CF_COUNT = CF_LEDGER + 8
 };
 
 enum compare_verdict { CV_NONE = 0, CV_SAME, CV_BETTER, CV_WORSE };

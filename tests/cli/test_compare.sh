@@ -43,6 +43,8 @@ out=$("$GPUMON" compare "$T/a1.jsonl" "$T/b.jsonl")
 expect_match "wait removed: summary" "$out" "Summary: 1\.[67]x faster, input wait (3[0-9]|4[0-9])% -> 0%"
 expect_match "wait removed: step time p50" "$out" "step time p50 .* 0\.(59|60|61)x .* better"
 expect_match "wait removed: steps/s" "$out" "steps/s .* better"
+expect_match "wait removed: the ledger's input wait" "$out" "time: input wait .* better"
+expect_no_match "wait removed: causes neither run had are left out" "$out" "time: lost"
 out=$("$GPUMON" compare "$T/b.jsonl" "$T/a1.jsonl")
 expect_match "wait added: summary" "$out" "Summary: 1\.[67]x slower, input wait 0% -> (3[0-9]|4[0-9])%"
 expect_match "wait added: input wait" "$out" "input wait .* worse"
@@ -52,7 +54,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert set(d) == {"a", "b", "change", "summary"}, d.keys()
 for k in ("duration_s", "steps_per_s", "step_p50_s", "step_p95_s", "input_wait_share", "utilization",
-          "sm_active", "tensor_active", "energy_per_step_j"):
+          "sm_active", "tensor_active", "energy_per_step_j", "ledger_compute", "ledger_input_wait",
+          "ledger_throttled", "ledger_startup", "ledger_pause", "ledger_stalled", "ledger_idle", "ledger_lost"):
     c = d["change"][k]
     assert {"a", "b", "ratio", "verdict"} <= set(c), (k, c)
     assert d["a"][k] == c["a"] and d["b"][k] == c["b"], k
@@ -61,6 +64,10 @@ assert p50["verdict"] == "better" and 0.55 < p50["ratio"] < 0.65, p50
 assert p50["interval"][0] <= p50["ratio"] <= p50["interval"][1], p50
 w = d["change"]["input_wait_share"]
 assert w["verdict"] == "better" and 30 <= w["a"] < 50 and w["b"] < 2 and w["difference"] < -36, w
+lw = d["change"]["ledger_input_wait"]
+assert lw["verdict"] == "better" and lw["a"] > 20 and lw["b"] < 2, lw   # the ledger's share of GPU time too
+assert abs(sum(d["a"]["ledger_" + c] for c in ("compute", "input_wait", "throttled", "startup", "pause", "stalled",
+                                               "idle", "lost")) - 100) < 1, d["a"]
 assert d["summary"].startswith("1.6x faster") or d["summary"].startswith("1.7x faster"), d["summary"]
 assert d["a"]["log"].endswith("a1.jsonl") and d["a"]["gpus"] == 2, d["a"]
 PYEOF

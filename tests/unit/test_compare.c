@@ -60,6 +60,7 @@ static struct compare_run *run(unsigned n, double step_s, double jitter, double 
         double s = step_s * (1 + (i % 2 ? jitter : -jitter));
         feed(r, 1000 + i, 90, watts * i, (unsigned)lround(1 / s), s, w);
     }
+    compare_run_finish(r);
     return r;
 }
 
@@ -112,6 +113,7 @@ static void test_no_clear_change(void **state)
     struct compare_run *c = run(60, 0.1, 0.0, 0.1, 300), *d = compare_run_new();
     for (unsigned i = 0; i < 60; i++)
         feed(d, 1000 + i, 90, 300.0 * i, 10, i < 30 ? 0.07 : 0.13, 0.1);
+    compare_run_finish(d);
     compare_runs(c, d, &res);
     if (!(res.fig[CF_STEP_P50].lo < 0.8 && res.fig[CF_STEP_P50].hi > 1.2))
         fail_msg("p50 %g [%g, %g]", res.fig[CF_STEP_P50].change, res.fig[CF_STEP_P50].lo, res.fig[CF_STEP_P50].hi);
@@ -154,6 +156,7 @@ static void test_short_and_missing(void **state)
     struct compare_run *none = compare_run_new();   /* records without steps */
     for (unsigned i = 0; i < 60; i++)
         feed(none, 1000 + i, 40, 100.0 * i, 0, 0, 0);
+    compare_run_finish(none);
     compare_runs(none, b, &res);
     assert_int_equal(res.fig[CF_STEP_P50].verdict, CV_NONE);
     assert_int_equal(res.fig[CF_UTIL].verdict, CV_BETTER);       /* 40% -> 90% */
