@@ -61,6 +61,9 @@ int cmd_nvml_option(struct cmd_nvml_opts *o, int key, const char *arg);
  * that cannot be used is a usage error naming it). require_gpu: fail with
  * EXIT_NO_GPU when NVML reports zero GPUs. */
 int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu);
+/* Why the latest cmd_open_nvml() failed, in a few words for a summary ("the NVIDIA driver is not
+ * loaded"); "" when it did not fail. The full message, with what to do, went to stderr then. */
+const char *cmd_nvml_failure(void);
 
 /* ---- the analysis options of run, diagnose and report (cmd_analysis.c) ---- */
 struct cmd_analysis_opts {

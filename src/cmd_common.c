@@ -131,8 +131,27 @@ static bool cmd_find_scenario(const char *name, char *out, size_t len)
     return cmd_first_existing(out, len, cand, 4);
 }
 
+/* The few words a summary gives for a failed open, by cause (the message printed at the time says more). */
+static const char *const cmd_nvml_causes[] = {
+    [NVML_CAUSE_NONE] = "",
+    [NVML_CAUSE_NOT_FOUND] = "the NVML library (the NVIDIA driver's libnvidia-ml.so.1) could not be loaded",
+    [NVML_CAUSE_STUB] = "the NVML library found is the CUDA toolkit's stub, not the driver's",
+    [NVML_CAUSE_BAD_LIBRARY] = "the NVML library found lacks functions gpumon needs",
+    [NVML_CAUSE_DRIVER] = "the NVIDIA driver is not loaded",
+    [NVML_CAUSE_PERMISSION] = "no permission to use the GPUs",
+    [NVML_CAUSE_MISMATCH] = "the NVML library and the NVIDIA kernel driver are of different versions",
+    [NVML_CAUSE_INIT] = "NVML could not be initialized",
+};
+static char cmd_nvml_why[160];
+
+const char *cmd_nvml_failure(void)
+{
+    return cmd_nvml_why;
+}
+
 int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
 {
+    cmd_nvml_why[0] = 0;
     char sim[PATH_MAX], scen[PATH_MAX];
     const char *path = o->nvml_path;
     if (o->sim && !path) {
@@ -169,6 +188,11 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
             return EXIT_USAGE;
         }
         fprintf(stderr, "gpumon: %s\n", why.message);
+        unsigned c = (unsigned)why.cause < sizeof cmd_nvml_causes / sizeof *cmd_nvml_causes ? (unsigned)why.cause : 0;
+        snprintf(cmd_nvml_why, sizeof cmd_nvml_why, "%s", c ? cmd_nvml_causes[c] : "NVML could not be opened");
+        if (why.cause == NVML_CAUSE_INIT)
+            snprintf(cmd_nvml_why + strlen(cmd_nvml_why), sizeof cmd_nvml_why - strlen(cmd_nvml_why), " (%s, code %d)",
+                     nvml_code_text(why.code), why.code);
         return why.cause == NVML_CAUSE_NOT_FOUND || why.cause == NVML_CAUSE_STUB ||
                        why.cause == NVML_CAUSE_BAD_LIBRARY
                    ? EXIT_NO_LIBRARY
@@ -186,6 +210,7 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
                 "visible (lspci | grep -i nvidia) and not excluded by the driver. To try gpumon without a GPU: "
                 "gpumon --sim\n", nvml.driver_version[0] ? "(driver " : "", nvml.driver_version[0] ?
                 nvml.driver_version : "", nvml.driver_version[0] ? ") " : "");
+        snprintf(cmd_nvml_why, sizeof cmd_nvml_why, "NVML reports no GPU on this machine");
         nvml_close();
         return EXIT_NO_GPU;
     }

@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -44,6 +45,7 @@
 #include "diag.h"
 #include "exitcodes.h"
 #include "host.h"
+#include "metrics.h"
 #include "nvml.h"
 #include "out.h"
 #include "report.h"
@@ -91,7 +93,9 @@ const struct cmd_entry cmd_run_entry = {
              "on input stalls, ahead of what utilization suggests.",
     .opts = (const struct opt *const[]){run_opts, cmd_analysis_opts, cmd_nvml_opts, NULL},
     .notes = "SIGINT, SIGTERM and SIGHUP are forwarded to the command. Without a usable GPU the command still\n"
-             "runs, watched on the CPU side only. Exit status: the command's own, 128+N when signal N ended it,\n"
+             "runs, watched on the CPU side only, and the summary says why no GPU was watched; it always ends\n"
+             "with the job's CPU and memory, and with how to report steps when the job reported none.\n"
+             "Exit status: the command's own, 128+N when signal N ended it,\n"
              "127 when it was not found, 126 when it could not be executed; before the start: 2 usage, 1 the\n"
              "output file cannot be opened. With --attach: 0, 2 usage or no such process.",
     .stop_at_operand = true,
@@ -242,13 +246,100 @@ static void run_leftovers(const char *cmd)
 
 static const int run_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, 0};
 
+/* The job's CPU and memory over the whole run, from the records' job.* figures (host.c): what run says
+ * it watches, summarized at its end whether a GPU was watched or not. Records after the command ended
+ * (no process left) do not count. */
+struct run_jobsum {
+    unsigned n, nread;     /* records with the tree's figures; of them, with its storage reads */
+    double first_t, last_t, cpu_sum, cpu_max, top_max, read_sum, read_max, rss_max, procs_max, ncpus;
+};
+
+static double run_host_value(const struct record *r, enum metric_id m)
+{
+    const struct value *v = &r->host[m];
+    if (v->state != VS_OK)
+        return NAN;
+    return metric_table[m].kind == MK_FLOAT ? v->u.f : (double)v->u.i;
+}
+
+static void run_jobsum_feed(struct run_jobsum *j, const struct record *r)
+{
+    double cpu = run_host_value(r, M_JOB_CPU), procs = run_host_value(r, M_JOB_PROCS);
+    if (isnan(cpu) || !(procs > 0))
+        return;
+    double t = (double)r->time.tv_sec + r->time.tv_nsec / 1e9, top = run_host_value(r, M_JOB_CPU_TOP);
+    double rss = run_host_value(r, M_JOB_RSS), rd = run_host_value(r, M_JOB_READ), n = run_host_value(r, M_HOST_CPUS);
+    if (!j->n++)
+        j->first_t = t;
+    j->last_t = t;
+    j->cpu_sum += cpu;
+    j->cpu_max = fmax(j->cpu_max, cpu);
+    j->top_max = isnan(top) ? j->top_max : fmax(j->top_max, top);
+    j->rss_max = isnan(rss) ? j->rss_max : fmax(j->rss_max, rss);
+    j->procs_max = fmax(j->procs_max, procs);
+    j->ncpus = isnan(n) ? j->ncpus : n;
+    if (!isnan(rd)) {
+        j->nread++;
+        j->read_sum += rd;
+        j->read_max = fmax(j->read_max, rd);
+    }
+}
+
+/* "Job (the command's process tree, 12 s): CPU mean 1.02 cores, peak 1.98 (busiest process up to 1.00) of 16
+ * CPUs; memory up to 3.1 GiB (RSS) in up to 4 processes; storage reads 0.0 MB/s mean, 0.0 MB/s peak" */
+static void run_jobsum_text(const struct run_jobsum *j, const char *what, struct sbuf *b)
+{
+    if (!j->n) {
+        sbuf_printf(b, "Job (%s): no figures of its process tree (it ended before a second reading)\n", what);
+        return;
+    }
+    sbuf_printf(b, "Job (%s, %.0f s): CPU mean %.2f cores, peak %.2f (busiest process up to %.2f)", what,
+                j->last_t - j->first_t, j->cpu_sum / j->n, j->cpu_max, j->top_max);
+    if (j->ncpus > 0)
+        sbuf_printf(b, " of %.0f CPUs", j->ncpus);
+    sbuf_printf(b, "; memory up to %.*f %s (RSS) in up to %.0f process%s", j->rss_max >= 1024 ? 1 : 0,
+                j->rss_max >= 1024 ? j->rss_max / 1024 : j->rss_max, j->rss_max >= 1024 ? "GiB" : "MiB",
+                j->procs_max, j->procs_max == 1 ? "" : "es");
+    if (j->nread)
+        sbuf_printf(b, "; storage reads %.1f MB/s mean, %.1f MB/s peak", j->read_sum / j->nread / 1024,
+                    j->read_max / 1024);
+    sbuf_putc(b, '\n');
+}
+
+/* How to report steps, by the framework the job runs (host_job_framework): one line, said at the end of a
+ * run whose job reported none, since step timing turns an inferred input stall into a measured one. */
+static const char *const run_step_hints[HOST_FW_COUNT] = {
+    [HOST_FW_UNKNOWN] = "wrap each step's compute in `with gpumon.step():` (PyTorch: `for batch in "
+                        "gpumon.torch.timed(loader):`; Keras: `model.fit(..., callbacks=[gpumon.keras.StepTimer()])`)",
+    [HOST_FW_TORCH] = "it runs PyTorch: `import gpumon.torch` and loop `for batch in gpumon.torch.timed(loader):`",
+    [HOST_FW_TENSORFLOW] = "it runs TensorFlow: `import gpumon.keras` and "
+                           "`model.fit(..., callbacks=[gpumon.keras.StepTimer()])`",
+    [HOST_FW_JAX] = "it runs JAX: `import gpumon` and wrap each step's compute in `with gpumon.step():`",
+};
+
 /* What run watches: the command it started (child), or a running process (attach), and the step channel. */
 struct run_job {
     pid_t child;
     int attach;
     struct steps *steps;
     int stop_sig;          /* attach: the signal that ended the watch; 0: the process exited */
+    struct run_jobsum sum;
+    enum host_framework fw;   /* what the tree runs, looked for every few seconds until found */
+    uint64_t fw_next;
 };
+
+/* While the job reports no steps, every 3 s: which framework it runs (for the hint at the end). */
+static void run_look_for_framework(struct run_job *job)
+{
+    uint64_t now = util_mono_ns();
+    if (!job->steps || job->fw != HOST_FW_UNKNOWN || now < job->fw_next || steps_reported(job->steps))
+        return;
+    struct host_sample h;
+    host_init(&h);
+    job->fw = host_job_framework(&h, job->attach ? job->attach : job->child);
+    host_close(&h);
+    job->fw_next = now + 3000000000ull;
+}
 
 /* Whether the job has ended: the command (reaped, its status in *status) or the attached process. */
 static bool run_ended(struct run_job *job, int *status)
@@ -281,6 +372,9 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
         cmd_sample(smp, &rec, step);
         if (job->steps)
             steps_fill(job->steps, &rec, util_mono_ns());
+        run_jobsum_feed(&job->sum, &rec);
+        if (!last)
+            run_look_for_framework(job);
         if (o->output && out_ok) {
             sbuf_reset(&b);
             sk->ops->record(sk, &rec, &b);
@@ -357,9 +451,10 @@ static int run_start(char **cmd, pid_t *child, int *gate, int *status_fd)
     return n > 0 && e == ENOENT ? 127 : 126;
 }
 
-/* The end of the run: the summary on stderr, then the report. */
+/* The end of the run: the summary on stderr (the GPUs', or why none was watched; the job's CPU and
+ * memory; its steps, or how to report them), then the report. */
 static void run_finish(const struct run_opts *o, const char *what, const struct run_job *job, int status,
-                       struct diag *d, struct report *rp)
+                       bool watching, struct diag *d, struct report *rp)
 {
     char err[512];
     struct sbuf b;
@@ -372,10 +467,17 @@ static void run_finish(const struct run_opts *o, const char *what, const struct 
     else
         fprintf(stderr, "gpumon run: %s exited with %s %d\n", what, WIFSIGNALED(status) ? "signal" : "status",
                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (!watching)
+        sbuf_printf(&b, "No GPU was watched: %s; what follows is the job's CPU and memory only\n",
+                    cmd_nvml_failure()[0] ? cmd_nvml_failure() : "NVML could not be opened");
+    run_jobsum_text(&job->sum, job->attach ? "the process tree" : "the command's process tree", &b);
     fputs(b.data ? b.data : "", stderr);
     if (job->steps) {
         steps_describe(job->steps, err, sizeof err);
         fprintf(stderr, "Step channel: %s\n", err);
+        if (!steps_reported(job->steps))
+            fprintf(stderr, "Step timing: the job reported no steps; %s, and gpumon measures each step's input "
+                    "wait instead of inferring it from utilization\n", run_step_hints[job->fw]);
     }
     sbuf_free(&b);
     if (rp) {
@@ -463,7 +565,7 @@ int cmd_run(int argc, char **argv)
     if (!o.attach)
         run_leftovers(cmd[0]);
     diag_finish(d);
-    run_finish(&o, name, &job, status, d, rp);
+    run_finish(&o, name, &job, status, watching, d, rp);
     rc = o.attach ? EXIT_OK : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 out:
     if (forwarding) {

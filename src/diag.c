@@ -78,6 +78,7 @@ static void diag_evidence(struct diag *d, const struct analyze_gpu_stats *s, int
     sbuf_reset(&d->ev[r]);
     rule_table[r].evidence(s, &d->cfg, &d->ev[r]);
     snprintf(v->evidence, sizeof v->evidence, "%s", d->ev[r].data ? d->ev[r].data : "");
+    v->job_watched = s->job_ok;
 }
 
 static void diag_evaluate(struct diag *d)
@@ -191,8 +192,13 @@ static void diag_steps_text(const struct diag *d, struct sbuf *b)
         sbuf_printf(b, "pid %d", r.pid);
         if (r.gpu >= 0)
             sbuf_printf(b, " on GPU %d", r.gpu);
-        sbuf_printf(b, ": %.0f step%s in %.0f s (%.2f/s)", r.run.steps, r.run.steps == 1 ? "" : "s",
-                    r.last_t - r.first_t, isnan(r.run.rate) ? 0 : r.run.rate);
+        /* the rate is over the time the loop trained (waiting for input and computing), said as such; the
+         * span it reported over may hold evaluation, checkpoints, the time after done() */
+        sbuf_printf(b, ": %.0f step%s", r.run.steps, r.run.steps == 1 ? "" : "s");
+        diag_ms(b, " in ", r.run.in_wait_s + r.run.in_compute_s);
+        if (!isnan(r.run.rate))
+            sbuf_printf(b, " of training (%.2f/s)", r.run.rate);
+        sbuf_printf(b, ", reported over %.0f s", r.last_t - r.first_t);
         diag_ms(b, "; step p50 ", r.run.p50);
         diag_ms(b, ", p95 ", r.run.p95);
         if (!isnan(r.run.wait_share)) {
@@ -275,8 +281,11 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
 {
     unsigned n = analyze_ngpus(d->an);
     double now = analyze_now(d->an);
-    sbuf_printf(b, "Summary: %.0f s of records, window %g s, %u GPU%s\n", n ? now - d->first_t : 0, d->cfg.window_s,
-                n, n == 1 ? "" : "s");
+    sbuf_printf(b, "Summary: %.0f s of records, window %g s, ", d->first_t > 0 ? now - d->first_t : 0, d->cfg.window_s);
+    if (n)
+        sbuf_printf(b, "%u GPU%s\n", n, n == 1 ? "" : "s");
+    else
+        sbuf_puts(b, "no GPU in them\n");
     for (unsigned g = 0; g < n; g++) {
         const struct analyze_gpu_total *t = analyze_total(d->an, g);
         double p50 = analyze_hist_percentile(t->hist, t->n_util, 50);
@@ -323,7 +332,7 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
                         v->active ? ", still at the end" : "");
             sbuf_printf(b, "           evidence: %s\n", v->evidence);
             if (rule_table[r].severity != SEV_OK)
-                sbuf_printf(b, "           advice: %s\n", rule_table[r].advice);
+                sbuf_printf(b, "           advice: %s\n", rules_advice(r, v->job_watched));
         }
         if (!any && !d->had_enough[g])
             sbuf_printf(b, "  no verdict: %.0f s of data is too little for the %g s window (--window sets it)\n", dur,
@@ -367,6 +376,8 @@ static void diag_steps_json(const struct diag *d, struct sbuf *b)
         sbuf_putc(b, ',');
         diag_json_num(b, "steps_per_s", r.run.rate, 3);
         sbuf_putc(b, ',');
+        diag_json_num(b, "training_s", r.run.in_wait_s + r.run.in_compute_s, 3);
+        sbuf_putc(b, ',');
         diag_json_num(b, "step_mean_s", r.run.step_mean, 6);
         sbuf_putc(b, ',');
         diag_json_num(b, "step_p50_s", r.run.p50, 6);
@@ -406,7 +417,7 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
     sbuf_puts(b, "{");
     diag_json_num(b, "window_s", d->cfg.window_s, 3);
     sbuf_puts(b, ",");
-    diag_json_num(b, "duration_s", n ? analyze_now(d->an) - d->first_t : 0, 3);
+    diag_json_num(b, "duration_s", d->first_t > 0 ? analyze_now(d->an) - d->first_t : 0, 3);
     sbuf_puts(b, ",\"gpus\":[");
     for (unsigned g = 0; g < n; g++) {
         const struct analyze_gpu_total *t = analyze_total(d->an, g);
@@ -465,7 +476,7 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
             sbuf_printf(b, "\",\"at_end\":%s,\"evidence\":", v->active ? "true" : "false");
             fmt_json_string(b, v->evidence);
             sbuf_puts(b, ",\"advice\":");
-            fmt_json_string(b, rule_table[r].advice);
+            fmt_json_string(b, rules_advice(r, v->job_watched));
             sbuf_putc(b, '}');
         }
         sbuf_puts(b, "]}");

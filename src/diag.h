@@ -33,6 +33,7 @@ struct diag_verdict {
     double first_t, last_t, active_s;
     unsigned starts;
     char evidence[640];       /* the latest while it held */
+    bool job_watched;         /* that evidence had the job's process figures (rules_advice) */
 };
 
 struct diag;

@@ -643,8 +643,7 @@ const struct rule rule_table[] = {
     {"input-bound", SEV_WARNING, true, p_swing, ev_starving, "utilization swings between idle and busy",
      "The GPU waits between bursts: usually the input pipeline (prefetch and parallel loading: tf.data "
      "prefetch(AUTOTUNE), DataLoader num_workers and pin_memory), otherwise host-device copies or "
-     "synchronization (.item(), logging every step). Run the job under gpumon run to see whether its CPU is "
-     "saturated."},
+     "synchronization (.item(), logging every step)."},
     {"input-wait", SEV_WARNING, true, p_input_wait, ev_input_wait,
      "the training loop waits for its input (the job's step timing)",
      "The loop spends this share of its time waiting for the next batch (the TensorFlow Profiler calls more than "
@@ -749,6 +748,27 @@ void rules_evaluate(const struct analyze_gpu_stats *s, const struct rule_config 
             rule_table[i].evidence(s, c, &evidence[i]);
         }
     }
+}
+
+/* Advice that reads otherwise where the job's process figures were watched (gpumon run or its log): the
+ * advice of rule_table fits a log without them (watch, serve), whose evidence says how to get them. */
+static const struct { const char *id, *advice; } rules_advice_watched[] = {
+    /* input-bound holds only when the job's CPU is not saturated and it does not wait on storage (else
+     * input-bound-cpu or -io): with its figures, that is known */
+    {"input-bound",
+     "The GPU waits between bursts while the job's CPU is not saturated and it does not wait on storage (its "
+     "figures are in the evidence), so the wait is in the loop itself: too little prefetching (tf.data "
+     "prefetch(AUTOTUNE); DataLoader prefetch_factor, pin_memory=True), host-device copies (non_blocking=True "
+     "from pinned memory), synchronization (.item(), .cpu(), logging tensors every step), or a loader "
+     "serialized on a lock or a single file."},
+};
+
+const char *rules_advice(int r, bool job_watched)
+{
+    for (size_t i = 0; job_watched && i < sizeof rules_advice_watched / sizeof *rules_advice_watched; i++)
+        if (!strcmp(rules_advice_watched[i].id, rule_table[r].id))
+            return rules_advice_watched[i].advice;
+    return rule_table[r].advice;
 }
 
 const char *rules_severity_name(enum rule_severity s)

@@ -91,6 +91,9 @@ int rules_set_threshold(struct rule_config *c, const char *assignment, char *err
 void rules_evaluate(const struct analyze_gpu_stats *s, const struct rule_config *c, bool *active,
                     struct sbuf *evidence);
 const char *rules_severity_name(enum rule_severity s);
+/* Rule r's advice, for a verdict whose evidence had the job's process figures (job_watched: gpumon run,
+ * or its log) or not: where knowing them changes what to do, the advice says so. */
+const char *rules_advice(int r, bool job_watched);
 /* Prints rules and thresholds (--list-rules). */
 void rules_print(const struct rule_config *c);
 /* The meaning of an XID code and whether it is critical (hardware or
