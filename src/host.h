@@ -84,9 +84,13 @@ struct host_attrib {
     char container_id[65];     /* 64 hex digits; "" none */
     char pod[37];              /* Kubernetes pod UID; "" none */
     char user[33];             /* the owner's name, or its uid when the host has no such user */
+    bool notebook;             /* its command line runs a notebook's kernel (host_is_notebook_command) */
 };
 /* Reads the owner and the cgroup of pid under proc (NULL: /proc); false when the process cannot be seen. */
 bool host_attrib_read(const char *proc, int pid, struct host_attrib *a);
+/* Whether a command line (or a process name) runs a notebook's kernel: Jupyter, JupyterLab and VS Code
+ * (ipykernel_launcher), Colab (colab_kernel_launcher), Spyder (spyder_kernels). */
+bool host_is_notebook_command(const char *cmd);
 /* The container and pod a /proc/PID/cgroup text names (v1 or v2), or empty fields. */
 void host_parse_cgroup(const char *text, struct host_attrib *a);
 /* The real uid of a /proc/PID/status text, or -1. */

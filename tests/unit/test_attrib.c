@@ -153,6 +153,26 @@ static void test_framework(void **state)
     fake_proc(dir, 200, 1, "7f00-7f01 r-xp 00000000 08:01 9 /x/_pywrap_tensorflow_internal.so\n");
     fake_proc(dir, 300, 1, libc);
     fake_proc(dir, 301, 300, libc);
+    /* a notebook's kernel, by its command line (NUL-separated arguments) */
+    char p[256];
+    snprintf(p, sizeof p, "%s/100/cmdline", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fwrite("python3\0-m\0ipykernel_launcher\0-f\0/run/kernel-1.json\0", 1, 52, f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/100/status", dir);
+    write_file(p, "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
+    struct host_attrib at;
+    assert_true(host_attrib_read(dir, 100, &at));
+    assert_true(at.notebook);
+    snprintf(p, sizeof p, "%s/101/status", dir);
+    write_file(p, "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
+    assert_true(host_attrib_read(dir, 101, &at));   /* no command line: not known to be one */
+    assert_false(at.notebook);
+    assert_true(host_is_notebook_command("/usr/bin/python3 /usr/local/lib/python3.10/colab_kernel_launcher.py"));
+    assert_true(host_is_notebook_command("python -m spyder_kernels.console -f kernel.json"));
+    assert_false(host_is_notebook_command("/usr/bin/python3"));
+    assert_false(host_is_notebook_command("jupyter-lab --port 8888"));
     struct host_sample h;
     host_init(&h);
     h.proc_path = dir;
