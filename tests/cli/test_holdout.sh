@@ -15,7 +15,7 @@ record() {
 }
 for spec in shard-stalls:400 gh200-checkpoint:620 dram-saturated:240 warmup-compile:360 eval-rank0:600 \
             input-cpu-hot:240 slow-link-allreduce:180 mig-a100:120 sweep-one-done:360 ddp-rank-died:360 \
-            notebook-cells:700 memory-leak:540 b200-fp8:180 epoch-respawn:460; do
+            notebook-cells:700 memory-leak:540 b200-fp8:180 epoch-respawn:460 gh200-checkpoint-copies:620; do
   record "${spec%%:*}" "${spec##*:}" &
 done
 GPUMON_SIM_SPEED=20 "$GPUMON" run --scenario "$H/seqlen-switch.scn" --interval 2s --output "$T/seqlen-switch.jsonl" \

@@ -60,6 +60,21 @@ def gh200_checkpoints() -> List[Segment]:
     return segs
 
 
+def gh200_checkpoint_copies() -> List[Segment]:
+    """The same run, each checkpoint as it looks with the state copied to the host shard by shard: the
+    state gathered (a busy second and a half), then a short copy (copy engines, a low utilization peak)
+    every ~2.8 s between writes, then the first steps after it."""
+    rnd = random.Random(21)
+    segs: List[Segment] = [(170.0, 96, 2)]
+    while sum(s[0] for s in segs) < 680:
+        segs.append((1.5, 90, 5))
+        for _ in range(7):
+            segs.append((jitter(rnd, 2.8, 0.6), 0, 0))
+            segs.append((0.4, 30, 8))
+        segs += [(2.0, 0, 0), (2.0, 60, 10), (jitter(rnd, 175.0, 15.0), 96, 2)]
+    return segs
+
+
 def epochs() -> List[Segment]:
     """Epochs of ~100 s; at each start 12-16 s idle while DataLoader workers are re-spawned."""
     rnd = random.Random(13)
@@ -102,6 +117,7 @@ def rank_died() -> List[Segment]:
 TRACES: Dict[str, Tuple[Callable[[], List[Segment]], str]] = {
     "shards": (shards, "shard-stalls: ~6 s compute, ~10 s waiting for the next shard"),
     "gh200-ckpt": (gh200_checkpoints, "gh200-checkpoint: ~25 s checkpoint every ~200 s"),
+    "gh200-ckpt-copies": (gh200_checkpoint_copies, "gh200-checkpoint-copies: the same with the state's copies"),
     "epochs": (epochs, "epoch-respawn: 12-16 s idle at each epoch's start"),
     "warmup": (warmup, "warmup-compile: torch.compile autotuning, then steady"),
     "notebook": (notebook, "notebook-cells: cells between minutes of idling"),

@@ -15,6 +15,7 @@ check DIR EXPECT KNOWN
       only R[,R...]  the verdicts are exactly these
       none           no verdict at all
       end R          R holds at the end
+      end-any R[,R...] one of them holds at the end
       not-end R      R does not hold at the end
       held R F       R held at least F of the judged time (the log's duration less one window)
       end-problem    a warning or critical verdict holds at the end
@@ -72,9 +73,9 @@ def shard_stalls(t: float, rnd: random.Random) -> Host:
             "job.cpu.top": 1.0, "job.rss": 38000, "job.processes": 13, "job.io.read": int(12000 + rnd.uniform(-5000, 5000))}
 
 
-def gh200_checkpoint(t: float, rnd: random.Random) -> Host:
+def gh200_checkpoint(t: float, rnd: random.Random, util: Optional[Callable[[float], float]] = None) -> Host:
     """72 Grace cores. Checkpoint: writing (iowait ~22%), each rank serializing on one core."""
-    if GH200(t) < 50:
+    if (util or GH200)(t) < 50:
         return {"host.cpu.count": 72, "host.cpu.user": 6.2, "host.cpu.system": 4.0,
                 "host.cpu.iowait": round(22 + rnd.uniform(-5, 5), 1), "job.cpu": round(4.3 + rnd.uniform(-.3, .3), 2),
                 "job.cpu.top": 1.0, "job.rss": 61000, "job.processes": 21, "job.io.read": 0}
@@ -110,9 +111,11 @@ def warmup_compile(t: float, rnd: random.Random) -> Host:
 
 SHARDS = trace("shards")
 GH200 = trace("gh200-ckpt")
+GH200_COPIES = trace("gh200-ckpt-copies")
 EPOCHS = trace("epochs")
 MODELS: Dict[str, Callable[[float, random.Random], Host]] = {
     "shard-stalls": shard_stalls, "gh200-checkpoint": gh200_checkpoint, "input-cpu-hot": input_cpu_hot,
+    "gh200-checkpoint-copies": lambda t, rnd: gh200_checkpoint(t, rnd, GH200_COPIES),
     "epoch-respawn": epoch_respawn, "warmup-compile": warmup_compile,
 }
 
@@ -155,6 +158,8 @@ def judge(g: Dict[str, Any], check: str, args: List[str], judged_s: float) -> Tu
         return not ids, got
     if check == "end":
         return args[0] in at_end, got
+    if check == "end-any":
+        return bool(at_end & set(args[0].split(","))), got
     if check == "not-end":
         return args[0] not in at_end, got
     if check == "held":
