@@ -89,8 +89,8 @@ def warmup() -> List[Segment]:
     """torch.compile (max-autotune): ~90 s of compiling on the CPU with short autotuning bursts
     on the GPU, then CUDA-graph capture and steady training."""
     rnd = random.Random(14)
-    segs: List[Segment] = [(14.0, 0, 0)]   # launch, imports, the model built on the CPU
-    while sum(s[0] for s in segs) < 98:
+    segs: List[Segment] = [(34.0, 0, 0)]   # gpumon up, then launch, imports, the model built on the CPU
+    while sum(s[0] for s in segs) < 118:
         segs.append((jitter(rnd, 1.2, 0.7), rnd.uniform(55, 100), 5))
         segs.append((jitter(rnd, 5.0, 3.0), 0, 0))
     segs += [(4.0, 40, 15), (380.0, 97, 2)]

@@ -2,7 +2,8 @@
 """seqlen-switch's training loop, under `gpumon run` on the fast-played simulator.
 
 Steps take ~1.0 s of scenario time until 150 s (sequence length 2048), then ~2.05 s (4096), until
-300 s; the input is prefetched, so each step waits ~20 ms for it. The loop runs in wall time;
+300 s; the input is prefetched, so each step finds its batch ready (the wait is marked, and ends at
+once: a sleep there would read S times its wall overshoot under fast-play). The loop runs in wall time;
 gpumon multiplies its times by GPUMON_SIM_SPEED (docs/steps-channel.md), so it sleeps the scenario's
 durations divided by that speed and reads the scenario's time the same way.
 """
@@ -14,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import gpumon  # noqa: E402
 
 SPEED = float(os.environ.get("GPUMON_SIM_SPEED") or "1") or 1.0
-SWITCH_S, END_S, WAIT_S = 150.0, 300.0, 0.02
+SWITCH_S, END_S = 150.0, 300.0
 
 
 def main() -> None:
@@ -26,9 +27,8 @@ def main() -> None:
     while now() < END_S:
         step_s = 1.0 if now() < SWITCH_S else 2.05
         gpumon.mark("data")
-        time.sleep(WAIT_S / SPEED)
         gpumon.mark("compute")
-        time.sleep((step_s - WAIT_S) / SPEED)
+        time.sleep(step_s / SPEED)
     gpumon.done()
 
 
