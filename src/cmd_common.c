@@ -230,26 +230,40 @@ int cmd_parse_duration(const char *cmd, const char *name, const char *arg, doubl
     return 0;
 }
 
-int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
-                   const char *version_sym, const char *entry_sym, int argc, char **argv)
+void *cmd_load_module(const char *cmd, const char *what, const char *file, const char *installed,
+                      const char *version_sym)
 {
     char path[PATH_MAX];
     if (!cmd_find_part(file, installed, path, sizeof path)) {
         fprintf(stderr, "gpumon %s: %s %s was not found next to gpumon or in %s; build it (cmake --build build) "
                 "or reinstall gpumon\n", cmd, what, file, installed);
-        return EXIT_RUNTIME;
+        return NULL;
     }
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         fprintf(stderr, "gpumon %s: cannot load %s %s: %s\n", cmd, what, path, dlerror());
-        return EXIT_RUNTIME;
+        return NULL;
     }
     const char *version = dlsym(dl, version_sym);
-    int (*entry)(int, char **) = NULL;
-    *(void **)&entry = dlsym(dl, entry_sym);
-    if (!version || !entry || strcmp(version, GPUMON_VERSION) != 0) {
+    if (!version || strcmp(version, GPUMON_VERSION) != 0) {
         fprintf(stderr, "gpumon %s: %s %s is not gpumon %s's (version %s); reinstall gpumon\n", cmd, what, path,
                 GPUMON_VERSION, version ? version : "unknown");
+        dlclose(dl);
+        return NULL;
+    }
+    return dl;
+}
+
+int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
+                   const char *version_sym, const char *entry_sym, int argc, char **argv)
+{
+    void *dl = cmd_load_module(cmd, what, file, installed, version_sym);
+    if (!dl)
+        return EXIT_RUNTIME;
+    int (*entry)(int, char **) = NULL;
+    *(void **)&entry = dlsym(dl, entry_sym);
+    if (!entry) {
+        fprintf(stderr, "gpumon %s: %s lacks %s; reinstall gpumon\n", cmd, what, entry_sym);
         dlclose(dl);
         return EXIT_RUNTIME;
     }

@@ -4,7 +4,8 @@
  * misses a client's hang-up after half a request, and such connections
  * held their slots until the idle timeout). Routes: /metrics (the latest snapshot plus the
  * per-scrape series), /health (200 while collections are fresh, 503 with
- * the reason once they are not), / (a landing page); GET and HEAD only.
+ * the reason once they are not), / (the live page, serve_web.c, and its
+ * /api/v1/ routes; a landing page where there is none); GET and HEAD only.
  * Basic auth and TLS come from the web config. Limits: a connection cap,
  * an idle timeout (so slow clients cannot hold slots), and a per-connection
  * memory cap that answers oversized headers with an error. The listening
@@ -103,6 +104,22 @@ static serve_mhd_result serve_http_health(struct serve_http *h, struct MHD_Conne
                            "hanging\n", age, h->st->interval_ms / 1000.0);
 }
 
+static const char *serve_http_arg(void *ctx, const char *name)
+{
+    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* The live page and its API (serve_web.c), where this server has them: true, with the answer queued in
+ * *rc, when url is theirs. */
+static bool serve_http_page(struct serve_http *h, struct MHD_Connection *c, const char *url, serve_mhd_result *rc)
+{
+    struct serve_web_reply r;
+    if (!h->st->page || !serve_web_answer(h->st->page, url, serve_http_arg, c, &r))
+        return false;
+    *rc = serve_http_reply(c, r.status, r.type, r.body, r.len, r.owned);
+    return true;
+}
+
 static bool serve_http_authorized(struct serve_http *h, struct MHD_Connection *c)
 {
     if (!webconfig_has_users(h->st->web))
@@ -151,6 +168,9 @@ static serve_mhd_result serve_http_handle(void *cls, struct MHD_Connection *c, c
         return serve_http_metrics(h, c);
     if (!strcmp(url, "/health") || !strcmp(url, "/-/healthy"))
         return serve_http_health(h, c);
+    serve_mhd_result rc;
+    if (serve_http_page(h, c, url, &rc))
+        return rc;
     if (!strcmp(url, "/"))
         return serve_http_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)serve_http_landing,
                                 sizeof serve_http_landing - 1, false);
