@@ -399,8 +399,8 @@ static int serve_web_seconds(const char *arg, double history_s, double *out, cha
     if (!arg)
         return 0;
     char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || !(v > 0) || isnan(v)) {
+    double v = strtod(arg, &end);   /* decimal only: strtod's hex, inf and nan are refused */
+    if (end == arg || *end || arg[strspn(arg, "0123456789.eE+-")] || !(v > 0) || !isfinite(v)) {
         snprintf(why, whylen, "seconds=\"%.80s\" is not a positive number of seconds (the history holds %.0f)",
                  arg, history_s);
         return -1;

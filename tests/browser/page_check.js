@@ -172,7 +172,9 @@ async function ledger(browser) {
                  gain: { input_wait: { speedup: 1.54, gpu_seconds: 300 } } };
   const [page, problems] = await open(browser, async (req) => {
     if (!req.url().endsWith("/api/v1/state")) return req.continue();
-    const r = await fetch(req.url(), { headers: req.headers() });
+    const headers = Object.assign({}, req.headers());
+    if (AUTH) headers.authorization = "Basic " + Buffer.from(AUTH).toString("base64");
+    const r = await fetch(req.url(), { headers });
     const st = await r.json();
     st.ledger = fake;
     req.respond({ status: 200, contentType: "application/json", body: JSON.stringify(st) });
