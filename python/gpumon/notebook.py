@@ -1,12 +1,14 @@
 """gpumon.notebook: the `%%gpumon` cell magic (`%load_ext gpumon` first).
 
-    %%gpumon [--interval DUR] [--gpus LIST] [--log FILE] [--no-report] [--gpumon PATH] [gpumon run options]
+    %%gpumon [--interval DUR] [--gpus LIST] [--log FILE] [--no-report] [--no-live] [--gpumon PATH] [gpumon run options]
     <cell>
 
 runs the cell with `gpumon run --attach <kernel pid>` watching the GPUs and
 the kernel's own process, records the steps the cell reports (gpumon.step,
 gpumon.torch.timed, gpumon.keras.StepTimer) and shows gpumon's summary and
-HTML report under the cell. Options this magic does not know (such as --sim,
+HTML report under the cell. In Jupyter a live display (gpumon._live) shows,
+while the cell runs, each GPU's utilization and SM activity, the job's
+steps per second and the verdict that holds (--no-live: none). Options this magic does not know (such as --sim,
 --scenario NAME, --window 10s) go to `gpumon run` as they are.
 """
 import argparse
@@ -20,6 +22,7 @@ import tempfile
 import time
 
 import gpumon as _core
+from gpumon import _live
 
 __all__ = ["load_ipython_extension", "find_gpumon"]
 
@@ -55,6 +58,8 @@ def _parser():
     p.add_argument("--gpumon", metavar="PATH", help="the gpumon binary (default: $GPUMON, then gpumon on PATH)")
     p.add_argument("--log", metavar="FILE", help="keep gpumon's JSON Lines log in FILE")
     p.add_argument("--no-report", action="store_true", help="do not show the HTML report")
+    p.add_argument("--no-live", action="store_true",
+                   help="no live display while the cell runs (Jupyter; plain IPython has none)")
     return p
 
 
@@ -152,14 +157,25 @@ def run_cell_with_gpumon(ipython, line, cell):
         if args.gpus:
             cmd += ["--gpus", args.gpus]
         cmd += extra
-        with open(output, "wb") as out:
-            # its own session: a notebook interrupt (SIGINT to the kernel's
-            # process group) stops the cell, not gpumon; the magic stops it
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                    env=dict(os.environ), start_new_session=True)
+        live = not args.no_live and _live.in_notebook(ipython)
+
+        def start(cmd):
+            with open(output, "wb") as out:
+                # its own session: a notebook interrupt (SIGINT to the kernel's
+                # process group) stops the cell, not gpumon; the magic stops it
+                return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                        env=dict(os.environ), start_new_session=True)
+        proc = start(cmd + ["--web", _live.WEB_ADDRESS] if live else cmd)
+        display = None
         try:
             _wait_ready(proc, log)
+            if live and proc.poll() is not None and _live.web_refused(_read(output)):
+                print(_PREFIX + "no live display: " + _read(output).strip().split("\n")[0])
+                proc = start(cmd)
+                _wait_ready(proc, log)
             status = proc.poll()
+            if live and status is None:
+                display = _live.start(ipython, output, lambda: proc.poll() is None)
             if status is not None:
                 _show_text(_read(output))
                 print(_PREFIX + "gpumon ended before the cell ran (exit status %d); running the cell without it"
@@ -181,9 +197,11 @@ def run_cell_with_gpumon(ipython, line, cell):
                     else:
                         os.environ["GPUMON_STEPS"] = saved_env
         finally:
+            if display is not None:
+                display.stop()
             status = _stop(proc)
         show_report = not args.no_report and os.path.exists(report)
-        _show_text(_read(output), hide=report)
+        _show_text(_live.without_page_line(_read(output)), hide=report)
         if status is None:
             print(_PREFIX + "gpumon did not end within %g s of SIGINT and was killed" % STOP_TIMEOUT)
         elif status != 0:
