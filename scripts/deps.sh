@@ -12,9 +12,24 @@ case $what in build|test) ;; *) echo "usage: scripts/deps.sh [build|test]" >&2; 
 build=(gcc make cmake pkg-config libc6-dev libcjson-dev libzstd-dev
        libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev libncurses-dev)
 test=(libcmocka-dev python3 python3-yaml procps time curl openssl prometheus valgrind util-linux
-      zstd chromium clang libclang-rt-dev python3-torch python3-ipython tmux)
+      zstd chromium clang libclang-rt-dev python3-torch python3-ipython python3-ipykernel python3-jupyter-client
+      tmux)
 pkgs=("${build[@]}")
 [ "$what" = test ] && pkgs+=("${test[@]}")
+# node and npm for the page tests' browser driver, unless a node with its npm is there (NodeSource's)
+[ "$what" = test ] && ! command -v npm > /dev/null && pkgs+=(nodejs npm)
+
+# puppeteer-core (tests/browser/package.json, locked): drives Debian's chromium in the page tests; it
+# never downloads a browser. Installed under tests/browser/node_modules, once.
+browser_deps() {
+  [ "$what" = test ] || return 0
+  local dir
+  dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
+  [ -d "$dir/node_modules/puppeteer-core" ] && return 0
+  if ! command -v npm > /dev/null; then echo "deps: no npm: the page's browser tests will fail" >&2; return 0; fi
+  echo "deps: npm ci in tests/browser (puppeteer-core)" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error > /dev/null) || echo "deps: npm ci failed in $dir" >&2
+}
 
 # Ubuntu spells a few differently: chromium is a snap stub (use chromium-browser's
 # absence as "no browser": the report test skips), and the libFuzzer runtime comes
@@ -34,7 +49,7 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && { browser_deps; exit 0; }
 echo "deps: installing ${missing[*]}" >&2
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -51,4 +66,5 @@ if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/
     for b in "${build[@]}"; do [ "$p" = "$b" ] && exit 1; done   # gpumon cannot build without it
   done
 fi
+browser_deps
 exit 0
