@@ -303,7 +303,7 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
         if (web->w)
             web->ops->feed(web->w, &rec, d);
         if (rp)
-            report_feed(rp, &rec);
+            report_feed(rp, d, &rec);
         if (last)
             break;
         util_next_deadline(&next, step);

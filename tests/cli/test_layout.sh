@@ -59,4 +59,30 @@ for b in bad:
     print("layout:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PYEOF
+
+# The NVML facts the code cites ("docs/nvml-facts.md §N", in src/, sim/ and docs/) are sections of
+# that file, and no citation points at a facts sheet outside the repository.
+"$PY" - "$SRC" <<'PYEOF' && ok || fail "NVML facts citations broken (above)"
+import os, re, sys
+src = sys.argv[1]
+facts = open(os.path.join(src, "docs/nvml-facts.md")).read()
+sections = set(re.findall(r"^## (\d+)\.", facts, re.M))
+bad = []
+for top in ("src", "sim", "docs"):
+    for root, dirs, names in os.walk(os.path.join(src, top)):
+        for f in names:
+            if not f.endswith((".c", ".h", ".md", ".txt")) or f == "nvml-facts.md":
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, src)
+            text = open(path, errors="replace").read()
+            for m in re.finditer(r"nvml-facts\.md\)?([^\n]*)", text):
+                cited = re.findall(r"§(\d+)", m.group(1).split(")")[0])   # up to the citation's end
+                bad += [f"{rel}: cites §{n}, not a section of docs/nvml-facts.md" for n in cited if n not in sections]
+            if re.search(r"facts §|facts sheet|shared/nvml-facts", text):
+                bad.append(f"{rel}: cites a facts sheet other than docs/nvml-facts.md")
+for b in bad:
+    print("facts:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PYEOF
 done_tests
