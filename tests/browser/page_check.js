@@ -9,6 +9,8 @@
 //   node page_check.js scale  URL SHOT N every one of N GPUs has its row, values and charts.
 //   node page_check.js ledger URL SHOT   the state answered with a ledger (intercepted): its section
 //        shows each cause with its share.
+//   node page_check.js proxy  URL SHOT   the page served under a path prefix (Jupyter's /proxy/PORT/):
+//        it renders from its API there, asking nothing outside the prefix.
 // Prints "ok: ..." per check and "FAIL: ..." per failure; exits 1 on any failure. Every wait is on a
 // condition with a generous limit, never on a speed.
 "use strict";
@@ -187,6 +189,16 @@ async function ledger(browser) {
   expect("no console error or warning", problems.length === 0, problems.join(" | "));
 }
 
+async function proxy(browser) {
+  const prefix = new URL(url).pathname, asked = [];
+  const [page, problems] = await open(browser, (req) => { asked.push(new URL(req.url()).pathname); req.continue(); });
+  const r = await reading(page);
+  expect("rendered under " + prefix, Object.keys(r.rows).length === 2 && r.rows["0"]["utilization.gpu"].value !== null);
+  expect("nothing asked outside the prefix", asked.length >= 3 && asked.every((p) => p.startsWith(prefix)), JSON.stringify(asked));
+  await page.screenshot({ path: shot, fullPage: false });
+  expect("no console error or warning", problems.length === 0, problems.join(" | "));
+}
+
 (async () => {
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM, headless: true, ignoreHTTPSErrors: true, acceptInsecureCerts: true,
@@ -196,6 +208,7 @@ async function ledger(browser) {
     if (mode === "live") await live(browser);
     else if (mode === "scale") await scale(browser, Number(arg));
     else if (mode === "ledger") await ledger(browser);
+    else if (mode === "proxy") await proxy(browser);
     else fail("unknown mode " + mode);
   } catch (e) {
     fail(String(e && e.stack || e));

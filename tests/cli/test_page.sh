@@ -3,7 +3,8 @@
 # seconds, methods), TLS and basic auth over the page and the API, --web.history's bounds, gpumon run
 # --web (the same page for a run, its job's steps per second, refusals before the command starts),
 # and the page itself in headless Chromium (tests/browser/page_check.js): values read twice seconds
-# apart against /metrics, the ledger section, 64 GPUs; screenshots in $BUILD/page-*.png.
+# apart against /metrics, the ledger section, behind a proxy's path prefix, 64 GPUs; screenshots in
+# $BUILD/page-*.png.
 . "$(dirname "$0")/lib.sh"
 command -v curl > /dev/null || { fail "curl is not installed (scripts/deps.sh installs it)"; done_tests; exit 1; }
 PIDS=()
@@ -157,6 +158,12 @@ else
   # the values seconds apart, against /metrics: 2 s collections, rules over 8 s so verdicts come soon
   serve live "$PAGE_SCN" --interval 2s --collect.processes --window 8s
   browse live live "$URL"
+  # behind a path prefix it does not know, as behind Jupyter's proxy
+  "$PY" "$SRC/tests/cli/prefix_proxy.py" "$T/proxy.port" "$PORT" /proxy/$PORT &
+  PROXY=$!; PIDS+=($PROXY)
+  for _ in $(seq 100); do [ -s "$T/proxy.port" ] && break; sleep 0.05; done
+  browse proxy proxy "http://127.0.0.1:$(cat "$T/proxy.port")/proxy/$PORT/"
+  kill "$PROXY" 2>/dev/null
   stop
   serve scale "$SRC/tests/cli/page64.scn" --interval 1s --collect.processes
   browse scale scale "$URL" 64
