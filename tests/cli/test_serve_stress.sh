@@ -116,7 +116,9 @@ print("RSS: %d KiB before, %d KiB with 1000 connections" % (rss_before, rss_afte
 assert failures == 0 and len(lat) >= 40, (failures, len(lat))
 assert lat[-1] < 1.0, "slowest scrape %.3f s" % lat[-1]
 assert all(a.startswith(b"HTTP/1.1 4") or a in (b"", b"(closed)") for a in answers["junk"]), answers["junk"][:3]
-assert all(a.startswith(b"HTTP/1.1 4") or a.startswith(b"HTTP/1.1 505") for a in answers["bad"]), answers["bad"][:3]
+# "GARBAGE n" has no HTTP version: 400 from libmicrohttpd 0.9.75, closed unanswered by gpumon on 0.9.72
+assert all(a.startswith(b"HTTP/1.1 4") or a.startswith(b"HTTP/1.1 505") or a == b"" for a in answers["bad"]), answers["bad"][:3]
+assert sum(a.startswith(b"HTTP/1.1 505") for a in answers["bad"]) >= 50, answers["bad"][:3]   # the HTTP/9.9 half
 assert all(a.startswith(b"HTTP/1.1 4") or a in (b"", b"(closed)") for a in answers["big"]), answers["big"][:3]
 assert rss_after < rss_before + 64 * 1024, "RSS grew from %d to %d KiB" % (rss_before, rss_after)
 # afterwards: still serving
