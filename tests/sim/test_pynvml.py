@@ -7,13 +7,17 @@ pynvml's own wrappers (so its struct layouts, sizing loops and _v2/_v3
 choices), and checks the answers against the scenario. pynvml finds the
 library as "libnvidia-ml.so.1" through the dynamic loader, so the caller
 sets LD_LIBRARY_PATH to the simulator's directory (ctest's sim_pynvml
-does). Exits 77 (ctest: skipped) when the pynvml module is not installed.
+does). Last, every GPU's figures under pynvml are compared with gpumon's reading of the same frozen
+scenario ($GPUMON, the binary). Exits 77 (ctest: skipped) when the pynvml module is not installed
+(Debian's python3-pynvml is in contrib: scripts/deps.sh test installs it).
 
 Usage: LD_LIBRARY_PATH=build/sim python3 tests/sim/test_pynvml.py SCENARIO_DIR
 """
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import time
 from typing import Any, Callable
@@ -133,7 +137,8 @@ def nvitop_refresh(nvml: Any, c: Checks) -> None:
     # processes: compute, graphics and MPS lists (nvtop reads all three), then per-process utilization
     c.eq("graphics pids", [p.pid for p in nvml.nvmlDeviceGetGraphicsRunningProcesses(h1)], [3001])
     c.eq("MPS pids", [p.pid for p in nvml.nvmlDeviceGetMPSComputeRunningProcesses(h1)], [3002])
-    c.eq("MPS pids _v2", [p.pid for p in nvml.nvmlDeviceGetMPSComputeRunningProcesses_v2(h1)], [3002])
+    if hasattr(nvml, "nvmlDeviceGetMPSComputeRunningProcesses_v2"):   # not in Debian's 11.525
+        c.eq("MPS pids _v2", [p.pid for p in nvml.nvmlDeviceGetMPSComputeRunningProcesses_v2(h1)], [3002])
     c.eq("no MPS", nvml.nvmlDeviceGetMPSComputeRunningProcesses(h0), [])
     c.eq("compute pids", [p.pid for p in nvml.nvmlDeviceGetComputeRunningProcesses(h0)], [2001])
     c.raises("process utilization with MIG on", nvml, nvml.NVML_ERROR_NOT_SUPPORTED,
@@ -143,6 +148,47 @@ def nvitop_refresh(nvml: Any, c: Checks) -> None:
     c.eq("minor number", nvml.nvmlDeviceGetMinorNumber(h2), 2)
     c.eq("limit constraints", nvml.nvmlDeviceGetPowerManagementLimitConstraints(h0), [175000, 700000])
     c.raises("power unsupported", nvml, nvml.NVML_ERROR_NOT_SUPPORTED, lambda: nvml.nvmlDeviceGetPowerUsage(h2))
+
+
+def against_gpumon(nvml: Any, c: Checks, gpumon: str, sim: str) -> None:
+    """Every GPU of tests/sim/clients.scn as pynvml reads it and as gpumon reads it (gpumon --once -f
+    jsonl, the same scenario frozen at the same time): the same figures, in NVML's units."""
+    out = subprocess.run([gpumon, "--nvml", sim, "--once", "-f", "jsonl"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, check=False, timeout=30)
+    c.eq("gpumon --once: status", out.returncode, 0)
+    if out.returncode != 0:
+        c.failed.append("gpumon: " + out.stderr.decode(errors="replace").strip())
+        return
+    gpus = json.loads(out.stdout.decode().splitlines()[0])["gpus"]
+    c.eq("GPUs, pynvml and gpumon", nvml.nvmlDeviceGetCount(), len(gpus))
+
+    def value(fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except nvml.NVMLError:
+            return None
+    for g in gpus:
+        h = nvml.nvmlDeviceGetHandleByIndex(g["index"])
+        w = f"GPU {g['index']} "
+        c.eq(w + "name", text(nvml.nvmlDeviceGetName(h)), g["name"])
+        c.eq(w + "uuid", text(nvml.nvmlDeviceGetUUID(h)), g["uuid"])
+        c.eq(w + "bus id", text(nvml.nvmlDeviceGetPciInfo(h).busId).upper(), g["pci.bus_id"].upper())
+        c.eq(w + "temperature", nvml.nvmlDeviceGetTemperature(h, nvml.NVML_TEMPERATURE_GPU), g["temperature.gpu"])
+        c.eq(w + "fan", value(lambda: nvml.nvmlDeviceGetFanSpeed(h)), g["fan.speed"])
+        util = value(lambda: nvml.nvmlDeviceGetUtilizationRates(h))
+        c.eq(w + "utilization", util and util.gpu, g["utilization.gpu"])
+        mem = nvml.nvmlDeviceGetMemoryInfo(h, version=nvml.nvmlMemory_v2)
+        c.eq(w + "memory total, used, reserved (MiB)", (mem.total >> 20, mem.used >> 20, mem.reserved >> 20),
+             (g["memory.total"], g["memory.used"], g["memory.reserved"]))
+        power = value(lambda: nvml.nvmlDeviceGetPowerUsage(h))
+        c.eq(w + "power (W)", power and round(power / 1000, 2), g["power.draw"])
+        c.eq(w + "SM, memory clocks (MHz)", (nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM),
+             nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_MEM)), (g["clocks.sm"], g["clocks.mem"]))
+        c.eq(w + "PCIe generation, width", (nvml.nvmlDeviceGetCurrPcieLinkGeneration(h),
+             nvml.nvmlDeviceGetCurrPcieLinkWidth(h)), (g["pcie.link.gen.current"], g["pcie.link.width.current"]))
+        procs = nvml.nvmlDeviceGetComputeRunningProcesses(h) + nvml.nvmlDeviceGetGraphicsRunningProcesses(h)
+        c.eq(w + "processes (pid, MiB)", sorted((p.pid, p.usedGpuMemory >> 20) for p in procs),
+             sorted((p["pid"], p["used_memory"]) for p in g.get("processes") or []))
 
 
 def main() -> int:
@@ -167,6 +213,17 @@ def main() -> int:
         nvitop_refresh(nvml, c)
     finally:
         nvml.nvmlShutdown()
+    gpumon = os.environ.get("GPUMON")
+    if gpumon:
+        os.environ["GPUMON_SIM_SPEED"] = "0"            # frozen at 5 s, for pynvml and for gpumon
+        nvml.nvmlInit()
+        try:
+            against_gpumon(nvml, c, gpumon, os.path.join(os.environ.get("LD_LIBRARY_PATH", "").split(":")[0],
+                                                          "libnvidia-ml.so.1"))
+        finally:
+            nvml.nvmlShutdown()
+    else:
+        print("test_pynvml: GPUMON not set: pynvml's figures not compared with gpumon's")
     for f in c.failed:
         print("FAIL:", f)
     print(f"test_pynvml: {c.done - len(c.failed)} checks passed, {len(c.failed)} failed "
