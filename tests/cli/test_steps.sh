@@ -75,6 +75,13 @@ expect_match "bad entries: counted" "$out" "4 invalid"
 expect_match "bad entries: good steps read" "$out" "1 process reported 50 steps"
 pycheck "$T/badent.jsonl" 'assert recs[-1]["steps"][0]["bad"] == 4, recs[-1]["steps"]'
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
+# steps of 2^32 - 1 batches each: a record's batches saturate at what the count holds, never wrap
+"$GPUMON" "${RUN[@]}" --steps "$T/ch" -o "$T/huge.jsonl" -- "$PY" "$RING" "$T/ch" huge-batches > /dev/null 2>&1
+pycheck "$T/huge.jsonl" '
+ks = [k for r in recs for k in r.get("steps") or []]
+assert sum(k["n"] for k in ks) == 4, ks
+assert all(k["batches"] == (4294967295 if k["n"] else 0) for k in ks), ks'
+rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
 out=$(SECONDS_ALIVE=1.5 "$GPUMON" "${RUN[@]}" --steps "$T/ch" -o "$T/over.jsonl" -- "$PY" "$RING" "$T/ch" overflow 2>&1)
 expect_match "full ring: drops said" "$out" "entries dropped by a full ring"
 pycheck "$T/over.jsonl" '
