@@ -23,6 +23,8 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
+import sysconfig
 import tempfile
 import time
 from typing import Any, NoReturn, Optional
@@ -71,7 +73,9 @@ def _parser() -> _Parser:
 
 
 def find_gpumon(explicit: Optional[str] = None) -> Optional[str]:
-    """The gpumon binary: explicit, else $GPUMON, else gpumon on PATH; None if none."""
+    """The gpumon binary: explicit, else $GPUMON, else gpumon on PATH, else the one pip installed beside
+    this Python (the wheel's, in the scripts directory of this environment: a kernel started from a
+    venv without the venv on PATH); None if none."""
     for candidate in (explicit, os.environ.get("GPUMON")):
         if candidate:
             path = os.path.expanduser(candidate)
@@ -80,7 +84,19 @@ def find_gpumon(explicit: Optional[str] = None) -> Optional[str]:
                 if found:
                     return found
             return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
-    return shutil.which("gpumon")
+    found = shutil.which("gpumon")
+    if found:
+        return found
+    dirs = [os.path.dirname(sys.executable), sysconfig.get_path("scripts")]
+    try:
+        dirs.append(sysconfig.get_path("scripts", "%s_user" % os.name))
+    except KeyError:
+        pass
+    for d in dirs:
+        path = os.path.join(d, "gpumon")
+        if d and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def _read(path: str) -> str:

@@ -12,6 +12,7 @@ import unittest
 from unittest import mock
 
 from ._base import RingTest
+import gpumon.notebook
 from . import _ringreader
 
 try:
@@ -203,12 +204,25 @@ class Magic(RingTest):
             self.magic("--gpumon %s --bad-option" % self.fake, "1 / 0")
 
     def test_no_binary(self):
-        with mock.patch.dict(os.environ, {"PATH": self.work}):
+        with mock.patch.dict(os.environ, {"PATH": self.work}), \
+                mock.patch.object(sys, "executable", os.path.join(self.work, "python3")), \
+                mock.patch("sysconfig.get_path", lambda *a: self.work):
             os.environ.pop("GPUMON", None)
             with self.assertRaises(UsageError) as ctx:
                 self.magic("")
         self.assertIn("no gpumon binary", str(ctx.exception))
         self.assertIsNone(self.sh.user_ns.get("cell_ran"))
+
+    def test_binary_beside_the_interpreter(self):
+        # pip puts the wheel's gpumon in the environment's scripts directory, which a kernel started from
+        # a venv need not have on PATH
+        bindir = os.path.join(self.work, "venv-bin")
+        os.mkdir(bindir)
+        shutil.copy(self.fake, os.path.join(bindir, "gpumon"))
+        with mock.patch.dict(os.environ, {"PATH": self.work}), \
+                mock.patch.object(sys, "executable", os.path.join(bindir, "python3")):
+            os.environ.pop("GPUMON", None)
+            self.assertEqual(gpumon.notebook.find_gpumon(), os.path.join(bindir, "gpumon"))
 
     def test_kernel_already_inside_gpumon_run(self):
         outer = os.path.join(self.work, "outer")
