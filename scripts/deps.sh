@@ -37,7 +37,12 @@ if [ "${ID:-}" = ubuntu ]; then
     esac
   done
 fi
-[ "$what" = test ] && [ "${ID:-}" = debian ] && pkgs+=("${contrib[@]}")
+# (Debian 11's nvtop is 1.1, which has neither the snapshot mode nor the screen that sim_nvtop reads and
+# wants NVIDIA's library at a version: left out there)
+if [ "$what" = test ] && [ "${ID:-}" = debian ]; then
+  [ "${VERSION_ID:-12}" -ge 12 ] 2>/dev/null || contrib=(python3-pynvml)
+  pkgs+=("${contrib[@]}")
+fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
