@@ -141,8 +141,15 @@ static serve_mhd_result serve_http_handle(void *cls, struct MHD_Connection *c, c
                                          void **con_cls)
 {
     struct serve_http *h = cls;
-    (void)version;
     (void)upload;
+    /* HTTP/1.0 and 1.1 only. libmicrohttpd 0.9.75 refuses the rest itself; 0.9.72 (Debian 11) passes a
+     * request line with no version (HTTP/0.9: no status line to answer with, so the connection is
+     * closed) and any other version, HTTP/9.9 too (505). */
+    if (!version || !*version)
+        return MHD_NO;
+    if (strcmp(version, MHD_HTTP_VERSION_1_1) && strcmp(version, MHD_HTTP_VERSION_1_0))
+        return serve_http_text(c, MHD_HTTP_HTTP_VERSION_NOT_SUPPORTED, "HTTP version %.20s not supported: "
+                               "use HTTP/1.1\n", version);
     if (*upload_size) {   /* a body: discard it and answer once it is read */
         *upload_size = 0;
         return MHD_YES;

@@ -89,7 +89,11 @@ done
 if command -v systemd-analyze > /dev/null; then
   mkdir -p "$T/man/man1" && cp "$SRC/man/gpumon.1" "$T/man/man1/"
   sed "s#/usr/local/bin/gpumon#$GPUMON#" "$U" > "$T/gpumon.service"
-  out=$(MANPATH="$T/man" systemd-analyze verify "$T/gpumon.service" 2>&1); rc=$?
+  # Documentation=man:gpumon(1) is looked up with man, when there is one (a minimal system has none);
+  # a chroot's cgroup, which systemd-analyze cannot use, is its own note, not the unit's
+  man=(); command -v man > /dev/null || { man=(--man=no); echo "note: no man installed: the unit's man page link not checked"; }
+  out=$(MANPATH="$T/man" SYSTEMD_COLORS=no systemd-analyze verify ${man[@]+"${man[@]}"} "$T/gpumon.service" 2>&1); rc=$?
+  out=$(printf '%s\n' "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -v "^Couldn't move remaining userspace processes, ignoring")
   expect_eq "systemd-analyze verify gpumon.service: exit status and output" "$rc:$out" "0:"
 else
   echo "note: systemd-analyze not installed, gpumon.service syntax not verified"
