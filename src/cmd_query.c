@@ -344,7 +344,7 @@ static int query_smi_handles(const struct sampler *smp, const struct record *rec
 {
     for (unsigned g = 0; g < rec->ngpus; g++) {
         const struct value *st = &rec->gpus[g].v[M_STATE], *bus = &rec->gpus[g].v[M_PCI_BUS_ID];
-        int code = st->state == VS_OK ? (strcmp(st->u.s, "lost") ? 0 : NVML_ERROR_GPU_IS_LOST) : st->code;
+        int code = metric_gpu_lost(rec->gpus[g].v) ? NVML_ERROR_GPU_IS_LOST : st->state == VS_OK ? 0 : st->code;
         if (code == 0 && st->state == VS_OK)
             code = sampler_handle_rc(smp, g);   /* a handle refused for another reason (permission...) */
         if (code == 0 && st->state == VS_OK)

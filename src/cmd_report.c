@@ -83,8 +83,8 @@ int cmd_report(int argc, char **argv)
     struct record rec;
     int got;
     while ((got = logread_next(lr, &rec, err, sizeof err)) == 1) {
-        report_feed(rp, &rec);
         diag_feed(d, &rec);
+        report_feed(rp, d, &rec);
     }
     rc = EXIT_OK;
     if (got < 0) {

@@ -83,8 +83,7 @@ void top_snap_copy(struct top_snap *dst, const struct top_snap *src)
 
 bool top_gpu_lost(const struct record_gpu *g)
 {
-    const struct value *st = &g->v[M_STATE];
-    return st->state == VS_LOST || (st->state == VS_OK && st->u.s && !strcmp(st->u.s, "lost"));
+    return metric_gpu_lost(g->v);
 }
 
 static double top_collect_num(const struct value *v)
@@ -252,7 +251,7 @@ static void top_collect_build(struct top_collector *c, const struct record *rec,
         tg->nverdicts = 0;
         tg->have_stats = false;
         for (unsigned i = 0; i < analyze_ngpus(an); i++)
-            if (analyze_total(an, i)->index == rec->gpus[g].index)
+            if (analyze_gpu_index(an, i) == rec->gpus[g].index)   /* the latest GPU of the index wins */
                 top_collect_verdicts(c->diag, i, tg);
     }
     top_collect_rows(c, rec, t0);
