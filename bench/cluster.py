@@ -61,6 +61,9 @@ DCGM_DEFAULT_FIELDS = [
     "DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES"]
 DCGM_DEFAULT_INTERVAL_S = 30
 GPUS_PER_NODE = 8
+# The series budget at the defaults (docs/serve.md): per GPU (readings 62 on a GPU with GPM, verdicts about 6,
+# room for the ledger's causes) and per node (the host's and the exporter's own).
+BUDGET_PER_GPU, BUDGET_PER_NODE = 80, 20
 
 # What a simulated GPU does (scenario lines under its `gpu K` block; {pid}: its user's process) and the
 # ledger cause that the exporter's verdicts give it (None: no verdict, as a steady 55% has none).
@@ -145,6 +148,9 @@ class Cluster:
         p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         out.close()
         self.procs.append((name, p))
+        if self.args.pid_file:
+            with open(self.args.pid_file, "a") as f:
+                f.write("%d %s\n" % (p.pid, name))
         return p
 
     def stop_all(self):
@@ -320,6 +326,7 @@ def main():
     ap.add_argument("--agents", action="store_true", help="also two agents remote-writing to a central server")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every known answer is found")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    ap.add_argument("--pid-file", help="append each started process's pid and name to this file")
     args = ap.parse_args()
     if args.nodes < 4:
         raise SystemExit("--nodes: at least 4 (the slow node's job spans 3)")
@@ -376,6 +383,7 @@ def run(cl):
             ["sleep", "infinity"]
         users_pid[u] = cl.start("user-" + u, cmd).pid
     port = free_port(9445)
+    print("working in %s (removed at the end)" % tmp)
     print("cluster: %d nodes x %d simulated H100s = %d GPUs, %d jobs of %d users; nodes on 127.0.x.y:%d%s; "
           "users %s; speed %gx; scrape and evaluation every %s%s"
           % (len(nodes), GPUS_PER_NODE, len(nodes) * GPUS_PER_NODE, len(jobs), len(set(jobs.values())), port,
@@ -525,6 +533,13 @@ def run(cl):
         g, nl = len(budget.get((coll, "gpu"), [])) / n, len(budget.get((coll, "node"), [])) / n
         print("  %-44s %8.1f %9.1f" % (coll, g / GPUS_PER_NODE, g + nl))
     defaults = sum(len(v) for (c, _), v in budget.items() if c.startswith("defaults")) / n
+    d_gpu = sum(len(v) for (c, sc), v in budget.items() if c.startswith("defaults") and sc == "gpu") / n / GPUS_PER_NODE
+    d_node = sum(len(v) for (c, sc), v in budget.items() if c.startswith("defaults") and sc == "node") / n
+    good = d_gpu <= BUDGET_PER_GPU and d_node <= BUDGET_PER_NODE
+    print("%s: series at the defaults within the budget: %.1f per GPU (at most %d), %.1f node-level (at most %d)"
+          % ("ok" if good else "FAIL", d_gpu, BUDGET_PER_GPU, d_node, BUDGET_PER_NODE))
+    if not good:
+        cl.failures.append("series budget")
     dcgm = dcgm_series(cl, port)
     print("  %-44s %8.1f %9.1f   (one more node, measured apart)" % ("--compat dcgm", dcgm["compat"] / GPUS_PER_NODE,
                                                                      dcgm["compat"]))
@@ -564,6 +579,15 @@ def run(cl):
               % (s.name, snap1[s.name][1] / 1024, snap1[s.name][2] / 1024, c * 100,
                  "%d" % head if head == head else "?", " (agent: active)" if s.name.startswith("agent") else " in the head",
                  rate, extra))
+    if args.agents:
+        names = ("agent-0", "agent-1", "central")
+        rss_a = sum(snap1[k][1] for k in names) / 1024
+        cpu_a = sum(snap1[k][0] - snap0[k][0] for k in names) / wall
+        cpu_s = (snap1["single"][0] - snap0["single"][0]) / wall
+        print("past one server: two agents and the central one use %.0f MiB and %.1f%% of a core together, the single "
+              "server %.0f MiB and %.1f%%: %.1fx the memory, %.1fx the CPU, for the same series"
+              % (rss_a, cpu_a * 100, snap1["single"][1] / 1024, cpu_s * 100, rss_a * 1024 / snap1["single"][1],
+                 cpu_a / cpu_s if cpu_s else float("nan")))
     for s in queried:
         t = rule_times[s.name]
         if t:
@@ -712,12 +736,12 @@ def check_answers(cl, nodes, jobs, servers, user_label, t_up, si):
             exp_node[(nd["instance"], c)] = exp_node.get((nd["instance"], c), 0) + f(nd, c)
         for k in list(exp_node):
             exp_node[k] /= held_node[k[0]]
-        for u in set(jobs.values()):
-            mine = [j for j in jobs if jobs[j] == u]
+        for u in {user_label(u) for u in jobs.values()}:   # (without root, one user runs every job)
+            mine = [j for j in jobs if user_label(jobs[j]) == u]
             tot = sum(per_job_gpus[j] for j in mine)
             for (j, c), v in exp_job.items():
                 if j in mine:
-                    exp_user[(user_label(u), c)] = exp_user.get((user_label(u), c), 0) + v * per_job_gpus[j] / tot
+                    exp_user[(u, c)] = exp_user.get((u, c), 0) + v * per_job_gpus[j] / tot
         tag = s.name
         got = keyed(s.vector("hpc_job:gpumon_gpus:sum", e), "hpc_job")
         ck.expect("%s: GPUs of each of the %d jobs" % (tag, len(jobs)), got == {(j,): float(v) for j, v in per_job_gpus.items()},
