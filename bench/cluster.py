@@ -549,9 +549,9 @@ def run(cl):
     p99s = sorted((pct([float(v) for _, v in s["values"]], 0.99), s["metric"]["instance"]) for s in m)
     p50s = [pct([float(v) for _, v in s["values"]], 0.5) for s in m]
     print("scrape duration (single server, %d scrapes of %d targets): p50 %.2f ms, p99 %.2f ms; per target: "
-          "median of the p50s %.2f ms, highest p99 %.2f ms (%s)"
+          "p50 median %.2f ms (highest %.2f ms), p99 median %.2f ms (highest %.2f ms, %s)"
           % (len(pooled), len(m), pct(pooled, 0.5) * 1e3, pct(pooled, 0.99) * 1e3, statistics.median(p50s) * 1e3,
-             p99s[-1][0] * 1e3, p99s[-1][1]))
+             max(p50s) * 1e3, statistics.median(x[0] for x in p99s) * 1e3, p99s[-1][0] * 1e3, p99s[-1][1]))
     # Exporters.
     cpu = [(snap1[nd["name"]][0] - snap0[nd["name"]][0]) / wall for nd in nodes]
     rss = [snap1[nd["name"]][1] / 1024 for nd in nodes]
