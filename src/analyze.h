@@ -141,7 +141,7 @@ struct analyze_gpu_stats {
     double stops;                      /* stops that reach into the window, the one going on included */
     double stop_max_s;                 /* idle seconds of the longest */
     double stop_idle_s;                /* their idle seconds inside the window */
-    bool stop_going;                   /* the GPU is in a stop now (the latest point is quiet) */
+    bool stop_going;                   /* the GPU is in a stop now (quiet, pause_s idle so far) */
     double stop_busy_before_s;         /* the least busy time before one of them: since the previous stop
                                         * ended (or the GPU's first record); NAN: no stop, or none known */
     double busy_util;                  /* mean utilization of the window's mostly busy points; NAN: none */

@@ -87,7 +87,7 @@ static void analyze_stops_window(const struct analyzer *a, const struct analyze_
     struct analyze_stop st[ANALYZE_STOPS];
     double from = a->now - a->cfg.window_s;
     s->stop_busy_before_s = NAN;
-    s->stop_going = g->stop_open;
+    s->stop_going = g->stop_open && g->cur.idle_s >= a->cfg.pause_s;   /* a short gap going on is no stop */
     for (unsigned k = 0, n = analyze_stops_of(a, g, st); k < n; k++) {
         if (st[k].end <= from)
             continue;

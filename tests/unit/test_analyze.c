@@ -429,9 +429,13 @@ static void test_stops(void **state)
           fabs(s.idle_for_s - 14) < 1e-9))
         fail_msg("spin: idle %.1f%%, spin %.1f%%, %.0f stops, idle for %.1f s", s.idle_share, s.spin_share, s.stops,
                  s.idle_for_s);
+    assert_true(s.stop_going);
     feed_full(a, t++, 100, 0, 100, 5, 1);   /* SM activity at sm.idle: working */
     s = stats(a);
-    assert_true(s.idle_for_s == 0);
+    assert_true(s.idle_for_s == 0 && !s.stop_going);
+    feed_full(a, t++, 0, 100, 0, 0, 0);      /* a short gap going on: no stop yet */
+    feed_full(a, t++, 0, 100, 0, 0, 0);
+    assert_false(stats(a).stop_going);
     analyze_free(a);
 }
 
