@@ -135,6 +135,13 @@ static void analyze_point_from(const struct analyzer *a, const struct record_gpu
     p->v[AC_IN_COMPUTE] = (float)steps->in_compute_s;
     if (isnan(p->v[AC_IDLE]) && !isnan(p->v[AC_UTIL]))
         p->v[AC_IDLE] = p->v[AC_UTIL] < a->cfg.idle_util ? 1.0f : 0.0f;
+    /* A kernel that waits (a collective whose peer is not there, a spin lock) keeps utilization at 100%, but
+     * no SM works and no memory moves: the GPU idles. */
+    float sm_idle = (float)a->cfg.sm_idle;
+    if (p->v[AC_UTIL] >= a->cfg.idle_util && p->v[AC_SM_ACTIVE] < sm_idle && p->v[AC_DRAM] < sm_idle) {
+        p->spin = 1;
+        p->v[AC_IDLE] = 1.0f;
+    }
     if (isnan(p->v[AC_POWER_LIMIT]))
         p->v[AC_POWER_LIMIT] = analyze_num(&v[M_POWER_LIMIT], M_POWER_LIMIT);
     p->ecc_uncorr = v[M_ECC_UNCORR].state == VS_OK ? v[M_ECC_UNCORR].u.i : -1;
@@ -194,11 +201,71 @@ static struct analyze_gpu *analyze_gpu_for(struct analyzer *a, unsigned node, co
     return g;
 }
 
+/* Stops, point by point: a stop is a run of quiet points (analyze_quiet): a point with a burst of real
+ * work ends it, so each burst of a swinging input pipeline or of autotuning ends one, while a
+ * checkpoint's copies to the host (copy engines, not kernels: a low peak) leave it whole. A stop of
+ * pause_s or more is kept with the busy time before it (since the previous one ended, or since the
+ * GPU's first record; unknown for one that the first record is in): the rules tell an isolated pause
+ * from a stall that recurs by it. */
+static void analyze_stop(const struct analyzer *a, struct analyze_gpu *g, const struct analyze_point *p)
+{
+    double dt = g->prev_t > 0 ? fmin(p->t - g->prev_t, 10) : 0, before = g->prev_t > 0 ? g->prev_t : p->t;
+    g->prev_t = p->t;
+    if (isnan(p->v[AC_IDLE]) || p->lost)
+        return;
+    if (analyze_quiet(&a->cfg, p)) {
+        if (!g->stop_open) {
+            const struct analyze_stop *prev = g->nstops ? &g->stops[(g->stops_head + g->nstops - 1) % ANALYZE_STOPS]
+                                                        : NULL;
+            g->stop_open = true;
+            g->cur = (struct analyze_stop){.start = before, .end = p->t};
+            /* from the log's first record: unknown (it may have begun before) */
+            g->cur.busy_before_s = prev ? before - prev->end : g->run.samples && before > g->run.first_t
+                                                                    ? before - g->run.first_t : NAN;
+        }
+        g->cur.idle_s += p->v[AC_IDLE] * dt;
+        g->cur.end = p->t;
+        return;
+    }
+    if (!g->stop_open)
+        return;
+    g->stop_open = false;
+    if (g->cur.idle_s < a->cfg.pause_s)
+        return;   /* a short gap: the busy time before the next stop goes on counting from the previous one */
+    if (g->nstops == ANALYZE_STOPS)
+        g->stops_head = (g->stops_head + 1) % ANALYZE_STOPS, g->nstops--;
+    g->stops[(g->stops_head + g->nstops++) % ANALYZE_STOPS] = g->cur;
+}
+
+unsigned analyze_gpu_stops(const struct analyzer *a, unsigned i, struct analyze_stop *out)
+{
+    return analyze_stops_of(a, a->gpus[i], out);
+}
+
+unsigned analyze_stops_of(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_stop *out)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < g->nstops; k++)
+        out[n++] = g->stops[(g->stops_head + k) % ANALYZE_STOPS];
+    if (g->stop_open && g->cur.idle_s >= a->cfg.pause_s) {
+        if (n == ANALYZE_STOPS)
+            memmove(out, out + 1, --n * sizeof *out);
+        out[n++] = g->cur;
+    }
+    return n;
+}
+
 /* The history the window cannot hold: first memory use, near full since, the job's start, idle since,
- * lost since, XIDs. */
+ * lost since, XIDs, stops, whether notebook kernels hold the GPU. */
 static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
                             const struct analyze_point *p)
 {
+    if (p->procs >= 0) {   /* the list as recorded (a log without one keeps what was known) */
+        g->notebook = rg->nprocs > 0;
+        for (unsigned j = 0; j < rg->nprocs && g->notebook; j++)
+            g->notebook = rg->procs[j].notebook;
+    }
+    analyze_stop(a, g, p);
     if (rg->v[M_NAME].state == VS_OK && rg->v[M_NAME].u.s)
         snprintf(g->name, sizeof g->name, "%s", rg->v[M_NAME].u.s);
     double used = p->v[AC_MEM_USED], total = p->v[AC_MEM_TOTAL], util = p->v[AC_UTIL], umax = p->v[AC_UTIL_MAX];
@@ -219,7 +286,7 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
         else if (g->mem_high_t == 0)
             g->mem_high_t = p->t;
     }
-    bool idle = !isnan(util) && util < a->cfg.idle_util && (isnan(umax) || umax < a->cfg.idle_util);
+    bool idle = p->spin || (!isnan(util) && util < a->cfg.idle_util && (isnan(umax) || umax < a->cfg.idle_util));
     if (!idle || p->lost)
         g->idle_since = 0;
     else if (g->idle_since == 0)
@@ -413,6 +480,7 @@ bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest 
     out->lost = p->lost;
     out->procs = p->procs;
     out->clock_held = p->reasons > 0 && (p->reasons & (int32_t)(a->thermal_mask | a->power_mask));
+    out->notebook = g->notebook;
     out->steps_ok = g->last_steps_ok;
     out->steps = g->last_steps;
     return true;

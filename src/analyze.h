@@ -47,6 +47,9 @@ struct analyze_config {
     double min_coverage;    /* spanning this % of the window */
     double startup_s;       /* a job's first seconds on a GPU: their windows do not set the run's best step */
     double steps_min;       /* steps with a known wait a process needs in the window to be compared */
+    double busy_util;       /* % sub-second peak from which a mostly idle record holds a burst of real work */
+    double pause_s;         /* idle seconds from which a stop counts (analyze_stop) */
+    double sm_idle;         /* % SM activity and DRAM bandwidth (GPM) both under which a busy GPU waits: idle */
 };
 
 /* The columns of a window point: one number per record, NAN where the record lacks it. */
@@ -132,6 +135,17 @@ struct analyze_gpu_stats {
     double idle_gaps;                  /* idle stretches in the window */
     double idle_gap_mean_s, idle_gap_max_s;
     double idle_for_s;                 /* how long the GPU has been idle without a break, 0 if busy */
+    double spin_share;                 /* % of the window's points busy by utilization while GPM shows the SMs
+                                        * and DRAM idle (under sm.idle): a kernel that waits, counted idle */
+    /* stops (analyze_stop): idle stretches of pause.seconds or more, quiet blips inside them forgiven */
+    double stops;                      /* stops that reach into the window, the one going on included */
+    double stop_max_s;                 /* idle seconds of the longest */
+    double stop_idle_s;                /* their idle seconds inside the window */
+    bool stop_going;                   /* the GPU is in a stop now (quiet, pause_s idle so far) */
+    double stop_busy_before_s;         /* the least busy time before one of them: since the previous stop
+                                        * ended (or the GPU's first record); NAN: no stop, or none known */
+    double busy_util;                  /* mean utilization of the window's mostly busy points; NAN: none */
+    bool notebook;                     /* every process on the GPU is a notebook's kernel (ipykernel...) */
     /* memory (MiB) */
     bool mem_ok;
     double mem_total, mem_last, mem_min, mem_max, mem_slope;   /* slope: MiB per second */
@@ -174,6 +188,8 @@ struct analyze_gpu_stats {
     bool steps_ok;                     /* some process on this GPU reports steps */
     struct stepstat_fig steps;
     double step_best_p50, step_best_t; /* the fastest p50 of an earlier full window, and when; NAN none */
+    double best_util, best_sm, best_clock, best_wait;   /* that window's utilization mean, SM activity, SM
+                                                         * clock and wait share; NAN unknown */
     double util_in_wait, util_in_compute;   /* mean utilization while the loop waited / computed; NAN unknown */
     double sm_in_wait, sm_in_compute;       /* the same of SM activity (GPM) */
     /* a job of several processes (the same WORLD_SIZE, each with steps_min steps in the window): the one on
@@ -186,6 +202,15 @@ struct analyze_gpu_stats {
     double slower_ratio, slower_wait_gap;   /* the highest of each among the job's processes that rank slower
                                              * than this one; NAN: none does */
 };
+
+/* A stop: an idle stretch of a GPU, its quiet blips forgiven (analyze_stop in analyze.c). */
+struct analyze_stop {
+    double start, end;                 /* the previous point's time, and the last quiet point's */
+    double idle_s;                     /* idle seconds in it */
+    double busy_before_s;              /* from the previous stop's end (or the GPU's first record) to its start;
+                                        * NAN: it began at the first record (the time before is unknown) */
+};
+#define ANALYZE_STOPS 16               /* recent stops a GPU keeps */
 
 /* Whole-run figures of one GPU, computed once (analyze_summary): every summary renders this. NAN: unknown. */
 struct analyze_summary {
@@ -234,6 +259,7 @@ struct analyze_latest {
     bool lost;
     bool clock_held;        /* a thermal or power clock event reason active */
     int procs;              /* processes on it, -1 unknown */
+    bool notebook;          /* every process on it is a notebook's kernel (the notebook-idle rule's) */
     bool steps_ok;          /* processes on it reported steps in that record */
     double steps;           /* steps they ended in it */
 };
@@ -241,6 +267,9 @@ struct analyze_latest {
 bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest *out);
 /* Computes the window figures of every GPU at the latest point into out[analyze_ngpus()]. */
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out);
+/* The i-th GPU's recent stops of pause_s or more, oldest first, the one going on last (when it is that long
+ * already): at most ANALYZE_STOPS into out; returns how many. */
+unsigned analyze_gpu_stops(const struct analyzer *a, unsigned i, struct analyze_stop *out);
 /* The whole-run figures of the i-th GPU. */
 void analyze_summary(const struct analyzer *a, unsigned i, struct analyze_summary *out);
 /* The i-th GPU's index and node name. */

@@ -63,6 +63,22 @@ const struct analyze_figure analyze_window_figures[] = {
      .how_text = "mean length of the idle stretches (analyze_idle)", .unit = "s"},
     {.key = "idle_gap_max", WF(idle_gap_max_s), .col = AC_IDLE, .gate = AC_NONE, .how = AH_CUSTOM,
      .how_text = "longest idle stretch (analyze_idle)", .unit = "s"},
+    {.key = "spin", WF(spin_share), .col = AC_SM_ACTIVE, .gate = AC_NONE, .how = AH_CUSTOM,
+     .how_text = "share of the points busy by utilization while SM activity and DRAM bandwidth are both under "
+                 "sm.idle (a kernel that waits: counted idle; analyze_point_from)", .unit = "%"},
+    {.key = "stops", WF(stops), .col = AC_IDLE, .gate = AC_NONE, .how = AH_CUSTOM,
+     .how_text = "idle stretches of pause.seconds or more reaching into the window, quiet blips inside them "
+                 "forgiven (analyze_stop)"},
+    {.key = "stop_max", WF(stop_max_s), .col = AC_IDLE, .gate = AC_NONE, .how = AH_CUSTOM,
+     .how_text = "idle seconds of the longest stop (analyze_stop)", .unit = "s"},
+    {.key = "stop_idle", WF(stop_idle_s), .col = AC_IDLE, .gate = AC_NONE, .how = AH_CUSTOM,
+     .how_text = "idle seconds of the stops inside the window (analyze_stops_window)", .unit = "s"},
+    {.key = "stop_busy_before", WF(stop_busy_before_s), .col = AC_IDLE, .gate = AC_NONE, .how = AH_CUSTOM,
+     .how_text = "the least time from the end of the stop before (or the first record) to one of the window's "
+                 "stops (analyze_stop)", .unit = "s"},
+    {.key = "busy_utilization", WF(busy_util), .col = AC_UTIL, .gate = AC_NONE, .how = AH_CUSTOM,
+     .how_text = "mean utilization of the points idle less than half their interval (analyze_stops_window)",
+     .unit = "%"},
     {.key = "memory_used", WF(mem_last), .col = AC_MEM_USED, .gate = AC_MEM_TOTAL, .how = AH_LAST,
      .flags = AF_NONE_ZERO, .unit = "MiB"},
     {.key = "memory_total", WF(mem_total), .col = AC_MEM_TOTAL, .gate = AC_MEM_USED, .how = AH_LAST, .unit = "MiB"},

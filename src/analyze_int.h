@@ -20,6 +20,7 @@ struct analyze_point {
     int16_t procs;                   /* -1 unknown */
     int16_t gpm_code;                /* 0 GPM known, NVML code why not, -1 not in the record */
     uint8_t lost;
+    uint8_t spin;                    /* busy by utilization, SMs and DRAM idle (GPM): AC_IDLE is 1 */
 };
 
 /* Where a column comes from: a metric of the record (scaled), or the job's steps (stepstat.h). */
@@ -69,7 +70,23 @@ struct analyze_gpu {
     unsigned nxid;
     struct { unsigned code; unsigned long long count; double last_t; } xid[RECORD_MAX_XIDS];
     struct analyze_run run;
+    double best_util, best_sm, best_clock, best_wait;   /* the fastest window's (analyze_gpu_stats) */
+    bool notebook;                   /* the latest process list: all notebook kernels */
+    /* stops (analyze_stop): the recent ones, and the one going on */
+    struct analyze_stop stops[ANALYZE_STOPS];
+    unsigned nstops, stops_head;
+    bool stop_open;
+    struct analyze_stop cur;
+    double prev_t;                   /* the previous point's time (0: none) */
 };
+
+/* A point that continues a stop: wholly idle, waiting in a kernel, or mostly idle without a burst of real
+ * work (its sub-second peak, else its utilization, under busy_util). */
+static inline bool analyze_quiet(const struct analyze_config *c, const struct analyze_point *p)
+{
+    float idle = p->v[AC_IDLE], peak = !isnan(p->v[AC_UTIL_MAX]) ? p->v[AC_UTIL_MAX] : p->v[AC_UTIL];
+    return p->spin || idle >= 0.95f || (idle >= 0.5f && !(peak >= c->busy_util));
+}
 
 struct analyze_host_point {
     double t;
@@ -125,6 +142,9 @@ void analyze_window_reduce(const struct analyze_gpu *g, struct analyze_gpu_stats
 void analyze_run_add(struct analyze_run *run, const struct analyze_point *p);
 /* The whole-run figures the rows of analyze_run_figures describe, into out. */
 void analyze_run_reduce(const struct analyze_run *run, struct analyze_summary *out);
+
+/* g's recent stops and the one going on (analyze_gpu_stops). */
+unsigned analyze_stops_of(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_stop *out);
 
 /* analyze_window.c: the figures computed by functions of their own. */
 void analyze_window_stats(const struct analyzer *a, struct analyze_gpu *g, struct analyze_gpu_stats *s);

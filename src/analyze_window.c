@@ -23,7 +23,7 @@
 #include "analyze_int.h"
 
 /* Idle share and gaps over the window (see the top of the file). */
-static void analyze_idle(const struct analyze_gpu *g, struct analyze_gpu_stats *s)
+static void analyze_idle(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
     double dts[64], step = 1;
     unsigned nd = 0;
@@ -44,7 +44,8 @@ static void analyze_idle(const struct analyze_gpu *g, struct analyze_gpu_stats *
             continue;
         total += dt;
         idle += share * dt;
-        bool full = share >= 0.95f, part = share > 0 && !full;
+        /* quiet (analyze_quiet: a copy to the host, a kernel that waits) does not end a gap */
+        bool full = analyze_quiet(&a->cfg, p), part = share > 0 && !full;
         /* a gap closes at a busy record, at a mixed record after idle ones (the stall ended in it), and
          * before a mixed record that follows a lone mixed one (two short gaps, not one) */
         bool close_before = in_gap && (!(full || part) || (part && !gap_full));
@@ -77,6 +78,36 @@ static void analyze_idle(const struct analyze_gpu *g, struct analyze_gpu_stats *
     s->idle_gaps = gaps;
     s->idle_share = total > 0 ? 100.0 * idle / total : NAN;
     s->idle_gap_mean_s = gaps ? sum_gaps / gaps : 0;
+}
+
+/* The stops that reach into the window (the one going on, once pause_s long, too), the mean utilization
+ * of its mostly busy points, the share of its points a kernel waited in (spin). */
+static void analyze_stops_window(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
+{
+    struct analyze_stop st[ANALYZE_STOPS];
+    double from = a->now - a->cfg.window_s;
+    s->stop_busy_before_s = NAN;
+    s->stop_going = g->stop_open && g->cur.idle_s >= a->cfg.pause_s;   /* a short gap going on is no stop */
+    for (unsigned k = 0, n = analyze_stops_of(a, g, st); k < n; k++) {
+        if (st[k].end <= from)
+            continue;
+        double len = st[k].end - st[k].start, in = st[k].end - fmax(st[k].start, from);
+        s->stops++;
+        s->stop_max_s = fmax(s->stop_max_s, st[k].idle_s);
+        s->stop_idle_s += len > 0 ? st[k].idle_s * in / len : 0;
+        if (!isnan(st[k].busy_before_s))
+            s->stop_busy_before_s = isnan(s->stop_busy_before_s) ? st[k].busy_before_s
+                                                                 : fmin(s->stop_busy_before_s, st[k].busy_before_s);
+    }
+    double bu = 0, nb = 0, spin = 0;
+    for (unsigned k = 0; k < g->n; k++) {
+        const struct analyze_point *p = analyze_at(g, k);
+        spin += p->spin;
+        if (!isnan(p->v[AC_UTIL]) && p->v[AC_IDLE] < 0.5f)
+            bu += p->v[AC_UTIL], nb++;
+    }
+    s->busy_util = nb ? bu / nb : NAN;
+    s->spin_share = g->n ? 100.0 * spin / g->n : 0;
 }
 
 /* How much of the window the points cover, and whether that is a full window (for GPM too). */
@@ -146,6 +177,7 @@ static void analyze_events(const struct analyzer *a, const struct analyze_gpu *g
     s->mem_first_use_t = g->mem_first_use_t;
     s->mem_high_t = g->mem_high_t;
     s->job_start_t = g->job_start_t;
+    s->notebook = g->notebook;
 }
 
 /* The job's steps on this GPU, and the fastest p50 of a full window past the start-up so far; utilization
@@ -155,6 +187,7 @@ static void analyze_events(const struct analyzer *a, const struct analyze_gpu *g
 static void analyze_steps_window(const struct analyzer *a, struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
     s->step_best_p50 = s->step_best_t = NAN;
+    s->best_util = s->best_sm = s->best_clock = s->best_wait = NAN;
     s->util_in_wait = s->util_in_compute = s->sm_in_wait = s->sm_in_compute = NAN;
     const struct stepstat *ss = a->nodes[g->node].steps;
     s->steps_ok = stepstat_gpu(ss, s->index, a->now, &s->steps);
@@ -168,12 +201,17 @@ static void analyze_steps_window(const struct analyzer *a, struct analyze_gpu *g
     if (g->best_p50 > 0) {
         s->step_best_p50 = g->best_p50;
         s->step_best_t = g->best_t;
+        s->best_util = g->best_util, s->best_sm = g->best_sm, s->best_clock = g->best_clock;
+        s->best_wait = g->best_wait;
     }
     bool startup = g->job_start_t > 0 && a->now - a->cfg.window_s < g->job_start_t + a->cfg.startup_s;
     if (s->enough && !startup && s->steps.waited >= a->cfg.steps_min && !isnan(s->steps.p50) &&
         (g->best_p50 <= 0 || s->steps.p50 < g->best_p50)) {
         g->best_p50 = s->steps.p50;
         g->best_t = a->now;
+        g->best_util = s->util_mean, g->best_sm = s->sm_active_mean, g->best_clock = s->sm_clock_mean;
+        g->best_wait = s->steps.wait_share;   /* how busy the GPU was then: slower steps later are a slowdown
+                                               * only if it does less (the rules) */
     }
     if (g->n < 2 || !(s->steps.step_mean >= 2 * s->span_s / (g->n - 1)))
         return;
@@ -209,7 +247,8 @@ void analyze_window_stats(const struct analyzer *a, struct analyze_gpu *g, struc
     if (g->n > 0) {
         analyze_window_reduce(g, s);
         analyze_coverage(a, g, s);
-        analyze_idle(g, s);
+        analyze_idle(a, g, s);
+        analyze_stops_window(a, g, s);
         analyze_reasons(g, s);
         analyze_events(a, g, s);
     }

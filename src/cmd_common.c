@@ -1,7 +1,7 @@
 /*
  * cmd_common.c: the NVML options every command takes, finding the bundled
  * simulator and scenarios (next to the binary in a build tree, under the
- * install prefix otherwise), the one place where a failure to open NVML
+ * binary's own prefix, then the configured one), the one place where a failure to open NVML
  * becomes a single line on stderr and a documented exit status, and the
  * small helpers every command uses: durations with their bounds, usage
  * errors, the last check of standard output.
@@ -81,7 +81,9 @@ bool cmd_find_part(const char *in_build, const char *installed, char *out, size_
     cmd_exe_dir(dir, sizeof dir);
     snprintf(build, sizeof build, "%s/%s", dir, in_build);
     snprintf(prefix, sizeof prefix, "%s/../lib/gpumon/%s", dir, in_build);
-    const char *const c[] = {build, installed, prefix};
+    /* this binary's own prefix before the configured one: a copy moved elsewhere (a wheel in a venv,
+     * a DESTDIR) loads its own parts, not those of another gpumon installed there */
+    const char *const c[] = {build, prefix, installed};
     return cmd_first_existing(out, len, c, sizeof c / sizeof c[0]);
 }
 
@@ -127,12 +129,31 @@ static bool cmd_find_scenario(const char *name, char *out, size_t len)
     snprintf(c[1], sizeof c[1], "%s/%s%s", dirs[1], name, ext);
     snprintf(c[2], sizeof c[2], "%s/../share/gpumon/scenarios/%s%s", dirs[2], name, ext);
     snprintf(c[3], sizeof c[3], "%s/examples/scenarios/%s%s", dirs[2], name, ext);
-    const char *const cand[] = {dirs[0][0] ? c[0] : "", c[1], c[2], c[3]};
+    const char *const cand[] = {dirs[0][0] ? c[0] : "", c[2], c[1], c[3]};   /* own prefix first, as above */
     return cmd_first_existing(out, len, cand, 4);
+}
+
+/* The few words a summary gives for a failed open, by cause (the message printed at the time says more). */
+static const char *const cmd_nvml_causes[] = {
+    [NVML_CAUSE_NONE] = "",
+    [NVML_CAUSE_NOT_FOUND] = "the NVML library (the NVIDIA driver's libnvidia-ml.so.1) could not be loaded",
+    [NVML_CAUSE_STUB] = "the NVML library found is the CUDA toolkit's stub, not the driver's",
+    [NVML_CAUSE_BAD_LIBRARY] = "the NVML library found lacks functions gpumon needs",
+    [NVML_CAUSE_DRIVER] = "the NVIDIA driver is not loaded",
+    [NVML_CAUSE_PERMISSION] = "no permission to use the GPUs",
+    [NVML_CAUSE_MISMATCH] = "the NVML library and the NVIDIA kernel driver are of different versions",
+    [NVML_CAUSE_INIT] = "NVML could not be initialized",
+};
+static char cmd_nvml_why[160];
+
+const char *cmd_nvml_failure(void)
+{
+    return cmd_nvml_why;
 }
 
 int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
 {
+    cmd_nvml_why[0] = 0;
     char sim[PATH_MAX], scen[PATH_MAX];
     const char *path = o->nvml_path;
     if (o->sim && !path) {
@@ -169,6 +190,11 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
             return EXIT_USAGE;
         }
         fprintf(stderr, "gpumon: %s\n", why.message);
+        unsigned c = (unsigned)why.cause < sizeof cmd_nvml_causes / sizeof *cmd_nvml_causes ? (unsigned)why.cause : 0;
+        snprintf(cmd_nvml_why, sizeof cmd_nvml_why, "%s", c ? cmd_nvml_causes[c] : "NVML could not be opened");
+        if (why.cause == NVML_CAUSE_INIT)
+            snprintf(cmd_nvml_why + strlen(cmd_nvml_why), sizeof cmd_nvml_why - strlen(cmd_nvml_why), " (%s, code %d)",
+                     nvml_code_text(why.code), why.code);
         return why.cause == NVML_CAUSE_NOT_FOUND || why.cause == NVML_CAUSE_STUB ||
                        why.cause == NVML_CAUSE_BAD_LIBRARY
                    ? EXIT_NO_LIBRARY
@@ -186,6 +212,7 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
                 "visible (lspci | grep -i nvidia) and not excluded by the driver. To try gpumon without a GPU: "
                 "gpumon --sim\n", nvml.driver_version[0] ? "(driver " : "", nvml.driver_version[0] ?
                 nvml.driver_version : "", nvml.driver_version[0] ? ") " : "");
+        snprintf(cmd_nvml_why, sizeof cmd_nvml_why, "NVML reports no GPU on this machine");
         nvml_close();
         return EXIT_NO_GPU;
     }
@@ -230,26 +257,40 @@ int cmd_parse_duration(const char *cmd, const char *name, const char *arg, doubl
     return 0;
 }
 
-int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
-                   const char *version_sym, const char *entry_sym, int argc, char **argv)
+void *cmd_load_module(const char *cmd, const char *what, const char *file, const char *installed,
+                      const char *version_sym)
 {
     char path[PATH_MAX];
     if (!cmd_find_part(file, installed, path, sizeof path)) {
         fprintf(stderr, "gpumon %s: %s %s was not found next to gpumon or in %s; build it (cmake --build build) "
                 "or reinstall gpumon\n", cmd, what, file, installed);
-        return EXIT_RUNTIME;
+        return NULL;
     }
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         fprintf(stderr, "gpumon %s: cannot load %s %s: %s\n", cmd, what, path, dlerror());
-        return EXIT_RUNTIME;
+        return NULL;
     }
     const char *version = dlsym(dl, version_sym);
-    int (*entry)(int, char **) = NULL;
-    *(void **)&entry = dlsym(dl, entry_sym);
-    if (!version || !entry || strcmp(version, GPUMON_VERSION) != 0) {
+    if (!version || strcmp(version, GPUMON_VERSION) != 0) {
         fprintf(stderr, "gpumon %s: %s %s is not gpumon %s's (version %s); reinstall gpumon\n", cmd, what, path,
                 GPUMON_VERSION, version ? version : "unknown");
+        dlclose(dl);
+        return NULL;
+    }
+    return dl;
+}
+
+int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
+                   const char *version_sym, const char *entry_sym, int argc, char **argv)
+{
+    void *dl = cmd_load_module(cmd, what, file, installed, version_sym);
+    if (!dl)
+        return EXIT_RUNTIME;
+    int (*entry)(int, char **) = NULL;
+    *(void **)&entry = dlsym(dl, entry_sym);
+    if (!entry) {
+        fprintf(stderr, "gpumon %s: %s lacks %s; reinstall gpumon\n", cmd, what, entry_sym);
         dlclose(dl);
         return EXIT_RUNTIME;
     }

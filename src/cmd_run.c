@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -41,10 +42,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
+#include "cmd_web.h"
 #include "compare.h"
 #include "diag.h"
 #include "exitcodes.h"
 #include "host.h"
+#include "metrics.h"
 #include "nvml.h"
 #include "out.h"
 #include "report.h"
@@ -53,7 +56,8 @@
 #include "sink.h"
 #include "steps.h"
 
-enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS, R_BASELINE };
+enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS, R_BASELINE, R_WEB,
+       R_WEB_CONFIG };
 
 static const struct opt run_opts[] = {
     {"interval", "i", "DUR", R_INTERVAL, "time between samples: 1s (default), 500ms, 100ms (minimum 10ms)"},
@@ -73,6 +77,10 @@ static const struct opt run_opts[] = {
      "the step channel's directory (yours, mode 0700; default: a private one gpumon\nmakes and removes); the job "
      "finds it in GPUMON_STEPS"},
     {"hpc-job-mapping-dir", NULL, "DIR", R_JOBS, "each GPU's job ids from DIR: a file per GPU index, one job id per line\n(dcgm-exporter's format, re-read as it changes)"},
+    {"web", NULL, "[HOST]:PORT", R_WEB,
+     "serve the live page of this run at http://HOST:PORT/ while it runs (gpumon\nserve's page: charts, verdicts, "
+     "steps/s; also /metrics); 127.0.0.1:0 picks a port"},
+    {"web.config.file", NULL, "FILE", R_WEB_CONFIG, "TLS and basic auth for --web (gpumon serve's web config format)"},
     {"no-steps", NULL, NULL, R_NO_STEPS, "no step channel: the job's step timing (python/gpumon) stays off"},
     {NULL, NULL, NULL, 0, NULL},
 };
@@ -91,12 +99,14 @@ const struct cmd_entry cmd_run_entry = {
              "on stderr, and when the command ends a summary: where the GPU time went (the ledger: compute, input\n"
              "wait, throttled, startup, pause, stalled, idle, lost, and what removing each would gain), the\n"
              "verdicts grouped by rule with their evidence and advice, and per GPU its utilization figures.\n"
-             "A training loop that uses the Python package gpumon (gpumon.torch.timed, gpumon.keras.StepTimer, gpumon.step) reports\n"
-             "each step's input wait and compute time through GPUMON_STEPS; its figures are then the evidence\n"
+             "A training loop that uses the Python package gpumon (gpumon.torch.timed, gpumon.keras.StepTimer,\n"
+             "gpumon.step) reports each step's input wait and compute time through GPUMON_STEPS; its figures are then the evidence\n"
              "on input stalls, ahead of what utilization suggests.",
     .opts = (const struct opt *const[]){run_opts, cmd_analysis_opts, cmd_cost_opts, cmd_nvml_opts, NULL},
     .notes = "SIGINT, SIGTERM and SIGHUP are forwarded to the command. Without a usable GPU the command still\n"
-             "runs, watched on the CPU side only. Exit status: the command's own, 128+N when signal N ended it,\n"
+             "runs, watched on the CPU side only, and the summary says why no GPU was watched; it always ends\n"
+             "with the job's CPU and memory, and with how to report steps when the job reported none.\n"
+             "Exit status: the command's own, 128+N when signal N ended it,\n"
              "127 when it was not found, 126 when it could not be executed; before the start: 2 usage, 1 the\n"
              "output file cannot be opened. With --attach: 0, 2 usage or no such process.",
     .stop_at_operand = true,
@@ -106,7 +116,7 @@ const struct cmd_entry cmd_run_entry = {
 
 struct run_opts {
     double interval_ms;
-    const char *gpus, *output, *report, *steps_dir, *job_dir, *baseline;
+    const char *gpus, *output, *report, *steps_dir, *job_dir, *baseline, *web, *web_config;
     bool processes, no_steps;
     int attach;
     struct cmd_nvml_opts nvml;
@@ -127,6 +137,8 @@ static int run_set(void *ctx, int key, const char *v)
     case R_STEPS: o->steps_dir = v; return 0;
     case R_NO_STEPS: o->no_steps = true; return 0;
     case R_JOBS: return cmd_parse_job_dir("run", v, &o->job_dir);
+    case R_WEB: o->web = v; return 0;
+    case R_WEB_CONFIG: o->web_config = v; return 0;
     case R_ATTACH: {
         char *end;
         long pid = strtol(v, &end, 10);
@@ -248,13 +260,100 @@ static void run_leftovers(const char *cmd)
 
 static const int run_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, 0};
 
+/* The job's CPU and memory over the whole run, from the records' job.* figures (host.c): what run says
+ * it watches, summarized at its end whether a GPU was watched or not. Records after the command ended
+ * (no process left) do not count. */
+struct run_jobsum {
+    unsigned n, nread;     /* records with the tree's figures; of them, with its storage reads */
+    double first_t, last_t, cpu_sum, cpu_max, top_max, read_sum, read_max, rss_max, procs_max, ncpus;
+};
+
+static double run_host_value(const struct record *r, enum metric_id m)
+{
+    const struct value *v = &r->host[m];
+    if (v->state != VS_OK)
+        return NAN;
+    return metric_table[m].kind == MK_FLOAT ? v->u.f : (double)v->u.i;
+}
+
+static void run_jobsum_feed(struct run_jobsum *j, const struct record *r)
+{
+    double cpu = run_host_value(r, M_JOB_CPU), procs = run_host_value(r, M_JOB_PROCS);
+    if (isnan(cpu) || !(procs > 0))
+        return;
+    double t = (double)r->time.tv_sec + r->time.tv_nsec / 1e9, top = run_host_value(r, M_JOB_CPU_TOP);
+    double rss = run_host_value(r, M_JOB_RSS), rd = run_host_value(r, M_JOB_READ), n = run_host_value(r, M_HOST_CPUS);
+    if (!j->n++)
+        j->first_t = t;
+    j->last_t = t;
+    j->cpu_sum += cpu;
+    j->cpu_max = fmax(j->cpu_max, cpu);
+    j->top_max = isnan(top) ? j->top_max : fmax(j->top_max, top);
+    j->rss_max = isnan(rss) ? j->rss_max : fmax(j->rss_max, rss);
+    j->procs_max = fmax(j->procs_max, procs);
+    j->ncpus = isnan(n) ? j->ncpus : n;
+    if (!isnan(rd)) {
+        j->nread++;
+        j->read_sum += rd;
+        j->read_max = fmax(j->read_max, rd);
+    }
+}
+
+/* "Job (the command's process tree, 12 s): CPU mean 1.02 cores, peak 1.98 (busiest process up to 1.00) of 16
+ * CPUs; memory up to 3.1 GiB (RSS) in up to 4 processes; storage reads 0.0 MB/s mean, 0.0 MB/s peak" */
+static void run_jobsum_text(const struct run_jobsum *j, const char *what, struct sbuf *b)
+{
+    if (!j->n) {
+        sbuf_printf(b, "Job (%s): no figures of its process tree (it ended before a second reading)\n", what);
+        return;
+    }
+    sbuf_printf(b, "Job (%s, %.0f s): CPU mean %.2f cores, peak %.2f (busiest process up to %.2f)", what,
+                j->last_t - j->first_t, j->cpu_sum / j->n, j->cpu_max, j->top_max);
+    if (j->ncpus > 0)
+        sbuf_printf(b, " of %.0f CPUs", j->ncpus);
+    sbuf_printf(b, "; memory up to %.*f %s (RSS) in up to %.0f process%s", j->rss_max >= 1024 ? 1 : 0,
+                j->rss_max >= 1024 ? j->rss_max / 1024 : j->rss_max, j->rss_max >= 1024 ? "GiB" : "MiB",
+                j->procs_max, j->procs_max == 1 ? "" : "es");
+    if (j->nread)
+        sbuf_printf(b, "; storage reads %.1f MB/s mean, %.1f MB/s peak", j->read_sum / j->nread / 1024,
+                    j->read_max / 1024);
+    sbuf_putc(b, '\n');
+}
+
+/* How to report steps, by the framework the job runs (host_job_framework): one line, said at the end of a
+ * run whose job reported none, since step timing turns an inferred input stall into a measured one. */
+static const char *const run_step_hints[HOST_FW_COUNT] = {
+    [HOST_FW_UNKNOWN] = "wrap each step's compute in `with gpumon.step():` (PyTorch: `for batch in "
+                        "gpumon.torch.timed(loader):`; Keras: `model.fit(..., callbacks=[gpumon.keras.StepTimer()])`)",
+    [HOST_FW_TORCH] = "it runs PyTorch: `import gpumon.torch` and loop `for batch in gpumon.torch.timed(loader):`",
+    [HOST_FW_TENSORFLOW] = "it runs TensorFlow: `import gpumon.keras` and "
+                           "`model.fit(..., callbacks=[gpumon.keras.StepTimer()])`",
+    [HOST_FW_JAX] = "it runs JAX: `import gpumon` and wrap each step's compute in `with gpumon.step():`",
+};
+
 /* What run watches: the command it started (child), or a running process (attach), and the step channel. */
 struct run_job {
     pid_t child;
     int attach;
     struct steps *steps;
     int stop_sig;          /* attach: the signal that ended the watch; 0: the process exited */
+    struct run_jobsum sum;
+    enum host_framework fw;   /* what the tree runs, looked for every few seconds until found */
+    uint64_t fw_next;
 };
+
+/* While the job reports no steps, every 3 s: which framework it runs (for the hint at the end). */
+static void run_look_for_framework(struct run_job *job)
+{
+    uint64_t now = util_mono_ns();
+    if (!job->steps || job->fw != HOST_FW_UNKNOWN || now < job->fw_next || steps_reported(job->steps))
+        return;
+    struct host_sample h;
+    host_init(&h);
+    job->fw = host_job_framework(&h, job->attach ? job->attach : job->child);
+    host_close(&h);
+    job->fw_next = now + 3000000000ull;
+}
 
 /* Whether the job has ended: the command (reaped, its status in *status) or the attached process. */
 static bool run_ended(struct run_job *job, int *status)
@@ -265,8 +364,15 @@ static bool run_ended(struct run_job *job, int *status)
 }
 
 /* Samples until the job ends; returns the command's wait status (0 when attached). */
+/* The live page of --web (cmd_web.h): the module's table and its server; ops NULL without --web. */
+struct run_web {
+    const struct cmd_web_ops *ops;
+    struct cmd_web *w;
+};
+
 static int run_loop(const struct run_opts *o, struct run_job *job, struct sampler *smp, struct sink *sk,
-                    struct out *out, struct diag *d, struct report *rp, struct compare_run *cmp)
+                    struct out *out, struct diag *d, struct report *rp, struct compare_run *cmp,
+                    const struct run_web *web)
 {
     struct sbuf b;
     struct record rec;
@@ -287,12 +393,17 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
         cmd_sample(smp, &rec, step);
         if (job->steps)
             steps_fill(job->steps, &rec, util_mono_ns());
+        run_jobsum_feed(&job->sum, &rec);
+        if (!last)
+            run_look_for_framework(job);
         if (o->output && out_ok) {
             sbuf_reset(&b);
             sk->ops->record(sk, &rec, &b);
             out_ok = out_write(out, b.data, b.len) == 0;
         }
         diag_feed(d, &rec);
+        if (web->w)
+            web->ops->feed(web->w, &rec, d);
         if (rp)
             report_feed(rp, d, &rec);
         if (cmp)
@@ -347,6 +458,29 @@ static int run_open_steps(const struct run_opts *o, struct steps **st)
     return 0;
 }
 
+/* Starts the live page of --web before anything else starts, so a failure leaves nothing running: 0, or
+ * the exit status (2 a bad address or web config, 1 the address cannot be bound or no module). */
+static int run_open_web(const struct run_opts *o, char **cmd, const char *name, struct run_web *web)
+{
+    char what[256] = "", err[1024], where[400];
+    bool usage = false;
+    if (o->attach)
+        snprintf(what, sizeof what, "%s", name);
+    for (int i = 0; !o->attach && cmd[i] && strlen(what) < sizeof what - 1; i++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", i ? " " : "", cmd[i]);
+    if (!(web->ops = cmd_web_load()))
+        return EXIT_RUNTIME;
+    struct cmd_web_opts wo = {o->web, o->web_config, what, o->interval_ms, o->ao.cfg.window_s, o->processes};
+    if (!(web->w = web->ops->start(&wo, where, sizeof where, err, sizeof err, &usage))) {
+        if (usage)
+            return opt_usage_error("run", "%s", err);
+        util_warn("run: %s", err);
+        return EXIT_RUNTIME;
+    }
+    fprintf(stderr, "gpumon run: the live page is at %s\n", where);
+    return 0;
+}
+
 /* Starts the command held at its gate (see run_fork); returns 0 once it runs, else the exit status. */
 static int run_start(char **cmd, pid_t *child, int *gate, int *status_fd)
 {
@@ -378,9 +512,10 @@ static void run_compare(const char *baseline, const struct compare_run *base, st
     sbuf_free(&b);
 }
 
-/* The end of the run: the summary on stderr, the comparison with the baseline, then the report. */
+/* The end of the run: the summary on stderr (the GPUs', or why none was watched; the job's CPU and
+ * memory; its steps, or how to report them), the comparison with the baseline, then the report. */
 static void run_finish(const struct run_opts *o, const char *what, const struct run_job *job, int status,
-                       struct diag *d, struct report *rp, const struct compare_run *base,
+                       bool watching, struct diag *d, struct report *rp, const struct compare_run *base,
                        struct compare_run *cur)
 {
     char err[512];
@@ -394,10 +529,17 @@ static void run_finish(const struct run_opts *o, const char *what, const struct 
     else
         fprintf(stderr, "gpumon run: %s exited with %s %d\n", what, WIFSIGNALED(status) ? "signal" : "status",
                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (!watching)
+        sbuf_printf(&b, "No GPU was watched: %s; what follows is the job's CPU and memory only\n",
+                    cmd_nvml_failure()[0] ? cmd_nvml_failure() : "NVML could not be opened");
+    run_jobsum_text(&job->sum, job->attach ? "the process tree" : "the command's process tree", &b);
     fputs(b.data ? b.data : "", stderr);
     if (job->steps) {
         steps_describe(job->steps, err, sizeof err);
         fprintf(stderr, "Step channel: %s\n", err);
+        if (!steps_reported(job->steps))
+            fprintf(stderr, "Step timing: the job reported no steps; %s, and gpumon measures each step's input "
+                    "wait instead of inferring it from utilization\n", run_step_hints[job->fw]);
     }
     sbuf_free(&b);
     if (base && cur)
@@ -448,12 +590,21 @@ int cmd_run(int argc, char **argv)
     bool watching = false, forwarding = false;
     pthread_t fwd;
     int gate = -1, status_fd = -1;
+    if (o.web_config && !o.web)
+        return opt_usage_error("run", "--web.config.file is for --web: give the address to serve the page on");
     if (o.baseline && (rc = cmd_compare_load("run", o.baseline, &base)) != 0)
         return rc;   /* before anything starts: the comparison asked for cannot be made */
     if (o.output && out_open(&out, o.output, err, sizeof err) != 0) {
         util_warn("%s", err);
         compare_run_free(base);
         return EXIT_RUNTIME;
+    }
+    struct run_web web = {NULL, NULL};
+    if (o.web && (rc = run_open_web(&o, argv + first, name, &web)) != 0) {
+        if (o.output)
+            out_close(&out);
+        compare_run_free(base);
+        return rc;
     }
     if ((rc = run_open_steps(&o, &job.steps)) != 0 || (rc = run_open_gpus(&o, name, &watching)) != 0)
         goto out;
@@ -491,11 +642,11 @@ int cmd_run(int argc, char **argv)
     d = diag_new(&o.ao.cfg, run_on_change, rp);
     diag_set_cost(d, o.ao.gpu_hour_cost);
     cur = base ? compare_run_new() : NULL;
-    int status = run_loop(&o, &job, smp, &sk, &out, d, rp, cur);
+    int status = run_loop(&o, &job, smp, &sk, &out, d, rp, cur, &web);
     if (!o.attach)
         run_leftovers(cmd[0]);
     diag_finish(d);
-    run_finish(&o, name, &job, status, d, rp, base, cur);
+    run_finish(&o, name, &job, status, watching, d, rp, base, cur);
     rc = o.attach ? EXIT_OK : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 out:
     if (forwarding) {
@@ -507,6 +658,8 @@ out:
         close(gate);
     if (status_fd >= 0)
         close(status_fd);
+    if (web.w)
+        web.ops->stop(web.w);
     report_free(rp);
     compare_run_free(base);
     compare_run_free(cur);

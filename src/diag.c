@@ -145,6 +145,7 @@ static void diag_evidence(struct diag *d, const struct analyze_gpu_stats *s, int
     sbuf_reset(&d->ev[r]);
     rule_table[r].evidence(s, &d->cfg, &d->ev[r]);
     snprintf(v->evidence, sizeof v->evidence, "%s", d->ev[r].data ? d->ev[r].data : "");
+    v->job_watched = s->job_ok;
 }
 
 static void diag_evaluate(struct diag *d)
@@ -206,7 +207,7 @@ static void diag_ledger_feed(struct diag *d, const struct record *r)
             .t = p.t, .lost = p.lost, .idle = p.v[AC_IDLE], .mem_held = held, .job = job || held,
             .clock_ratio = p.v[AC_SM_CLOCK_MAX] > 0 ? p.v[AC_SM_CLOCK] / p.v[AC_SM_CLOCK_MAX] : NAN,
             .clock_held = p.clock_held, .wait_s = NAN, .steps = p.steps_ok ? p.steps : 0,
-            .sm_active = p.v[AC_SM_ACTIVE], .tensor = p.v[AC_TENSOR], .energy_j = NAN,
+            .sm_active = p.v[AC_SM_ACTIVE], .tensor = p.v[AC_TENSOR], .energy_j = NAN, .notebook = p.notebook,
         };
         if (p.steps_ok) {   /* the loop's share of its time waiting, over the record's interval */
             double w = fmax(0, p.v[AC_IN_WAIT]), c = fmax(0, p.v[AC_IN_COMPUTE]), dt = ledger_interval(d->ledger, g, p.t);

@@ -37,6 +37,7 @@ struct diag_verdict {
     double first_t, last_t, active_s;
     unsigned starts;
     char evidence[640];       /* the latest while it held */
+    bool job_watched;         /* that evidence had the job's process figures (rules_advice) */
 };
 
 struct diag;
@@ -75,6 +76,7 @@ void diag_summary_json(const struct diag *d, struct sbuf *b);
  * differ as ranges (ev_gpus[i]: that set, "" when all of them say the same). */
 struct diag_group {
     int rule;
+    bool job_watched;         /* its advice (rules_advice): the first GPU's evidence had the job's figures */
     const char *gpus, *when;
     unsigned nev;
     const char *const *ev_gpus, *const *ev_text;

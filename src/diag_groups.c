@@ -195,7 +195,8 @@ void diag_groups(const struct diag *d, diag_group_fn *fn, void *ctx)
             diag_merge_evidence(d, r, sub, m, &evs[nev]);
             nev++;
         }
-        struct diag_group grp = {.rule = r, .gpus = gpus.data, .when = when.data, .nev = nev};
+        struct diag_group grp = {.rule = r, .job_watched = diag_verdict(d, gs[0], r)->job_watched, .gpus = gpus.data,
+                                 .when = when.data, .nev = nev};
         const char *gl[64], *tl[64];
         grp.ev_gpus = gl, grp.ev_text = tl;
         for (unsigned q = 0; q < nev && q < 64; q++)
@@ -236,7 +237,7 @@ static void diag_group_text(void *ctx, const struct diag_group *g)
         sbuf_printf(b, "           evidence%s%s%s: %s\n", g->ev_gpus[i][0] ? " (" : "", g->ev_gpus[i],
                     g->ev_gpus[i][0] ? ")" : "", g->ev_text[i]);
     if (rule_table[g->rule].severity != SEV_OK)
-        sbuf_printf(b, "           advice: %s\n", rule_table[g->rule].advice);
+        sbuf_printf(b, "           advice: %s\n", rules_advice(g->rule, g->job_watched));
 }
 
 /* The verdicts of every GPU, grouped (diag_groups), after a heading. */
@@ -314,7 +315,7 @@ void diag_groups_json(const struct diag *d, struct sbuf *b)
             sbuf_putc(b, '}');
         }
         sbuf_puts(b, "],\"advice\":");
-        fmt_json_string(b, rule_table[r].advice);
+        fmt_json_string(b, rules_advice(r, diag_verdict(d, gs[0], r)->job_watched));
         sbuf_putc(b, '}');
     }
     sbuf_putc(b, ']');

@@ -125,8 +125,13 @@ static void diag_steps_text(const struct diag *d, struct sbuf *b)
         sbuf_printf(b, "pid %d", r.pid);
         if (r.gpu >= 0)
             sbuf_printf(b, " on GPU %d", r.gpu);
-        sbuf_printf(b, ": %.0f step%s in %.0f s (%.2f/s)", r.run.steps, r.run.steps == 1 ? "" : "s",
-                    r.last_t - r.first_t, isnan(r.run.rate) ? 0 : r.run.rate);
+        /* the rate is over the time the loop trained (waiting for input and computing), said as such; the
+         * span it reported over may hold evaluation, checkpoints, the time after done() */
+        sbuf_printf(b, ": %.0f step%s", r.run.steps, r.run.steps == 1 ? "" : "s");
+        diag_ms(b, " in ", r.run.in_wait_s + r.run.in_compute_s);
+        if (!isnan(r.run.rate))
+            sbuf_printf(b, " of training (%.2f/s)", r.run.rate);
+        sbuf_printf(b, ", reported over %.0f s", r.last_t - r.first_t);
         diag_ms(b, "; step p50 ", r.run.p50);
         diag_ms(b, ", p95 ", r.run.p95);
         if (!isnan(r.run.wait_share)) {
@@ -226,6 +231,8 @@ static void diag_steps_json(const struct diag *d, struct sbuf *b)
         diag_json_num(b, "steps", r.run.steps, 0);
         sbuf_putc(b, ',');
         diag_json_num(b, "steps_per_s", r.run.rate, 3);
+        sbuf_putc(b, ',');
+        diag_json_num(b, "training_s", r.run.in_wait_s + r.run.in_compute_s, 3);
         sbuf_putc(b, ',');
         diag_json_num(b, "step_mean_s", r.run.step_mean, 6);
         sbuf_putc(b, ',');
@@ -405,8 +412,12 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
 {
     const struct analyzer *an = diag_analyzer(d);
     unsigned n = analyze_ngpus(an);
-    sbuf_printf(b, "Summary: %.0f s of records, window %g s, %u GPU%s\n", n ? analyze_now(an) - diag_first_time(d) : 0,
-                diag_config(d)->window_s, n, n == 1 ? "" : "s");
+    sbuf_printf(b, "Summary: %.0f s of records, window %g s, ", diag_first_time(d) > 0 ? analyze_now(an) - diag_first_time(d)
+                : 0, diag_config(d)->window_s);
+    if (n)
+        sbuf_printf(b, "%u GPU%s\n", n, n == 1 ? "" : "s");
+    else
+        sbuf_puts(b, "no GPU in them\n");
     struct ledger_totals lt;
     ledger_run(diag_ledger(d), &lt);
     if (lt.gpu_seconds > 0) {
@@ -455,7 +466,7 @@ static void diag_verdicts_json(const struct diag *d, unsigned g, struct sbuf *b)
         sbuf_printf(b, "\",\"at_end\":%s,\"evidence\":", v->active ? "true" : "false");
         fmt_json_string(b, v->evidence);
         sbuf_puts(b, ",\"advice\":");
-        fmt_json_string(b, rule_table[r].advice);
+        fmt_json_string(b, rules_advice(r, v->job_watched));
         sbuf_putc(b, '}');
     }
     sbuf_putc(b, ']');
@@ -472,7 +483,7 @@ void diag_summary_json(const struct diag *d, struct sbuf *b)
     sbuf_puts(b, ",");
     diag_json_num(b, "window_s", diag_config(d)->window_s, 3);
     sbuf_puts(b, ",");
-    diag_json_num(b, "duration_s", n ? analyze_now(an) - diag_first_time(d) : 0, 3);
+    diag_json_num(b, "duration_s", diag_first_time(d) > 0 ? analyze_now(an) - diag_first_time(d) : 0, 3);
     diag_groups_json(d, b);
     sbuf_puts(b, ",\"gpus\":[");
     for (unsigned g = 0; g < n; g++) {

@@ -185,6 +185,8 @@ void fmt_duration(struct sbuf *b, double seconds)
         return;
     if (seconds < 1)
         sbuf_printf(b, "%.3g ms", seconds * 1e3);
-    else
+    else if (seconds < 1000)
         sbuf_printf(b, "%.3g s", seconds);
+    else
+        sbuf_printf(b, "%.0f s", seconds);   /* %.3g would write 1.23e+03 */
 }

@@ -169,6 +169,61 @@ static int host_pid_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A framework's own shared libraries, as the path of a mapping ends or holds them (PyTorch's wheels
+ * and Debian's python3-torch; TensorFlow 2.x; jaxlib). */
+static const struct { const char *lib; enum host_framework fw; } host_framework_libs[] = {
+    {"/libtorch_cpu.so", HOST_FW_TORCH},
+    {"/libtorch_python.so", HOST_FW_TORCH},
+    {"/libtensorflow_framework.so", HOST_FW_TENSORFLOW},
+    {"/_pywrap_tensorflow_internal.so", HOST_FW_TENSORFLOW},
+    {"/xla_extension.so", HOST_FW_JAX},
+    {"/jaxlib/", HOST_FW_JAX},
+};
+
+enum host_framework host_parse_maps_framework(const char *line)
+{
+    const char *path = strchr(line, '/');   /* address, perms, offset, dev, inode, then the path */
+    for (size_t i = 0; path && i < sizeof host_framework_libs / sizeof *host_framework_libs; i++)
+        if (strstr(path, host_framework_libs[i].lib))
+            return host_framework_libs[i].fw;
+    return HOST_FW_UNKNOWN;
+}
+
+static enum host_framework host_pid_framework(const char *proc, int pid)
+{
+    char path[512], line[1024];
+    snprintf(path, sizeof path, "%s/%d/maps", proc, pid);
+    FILE *f = fopen(path, "r");
+    enum host_framework fw = HOST_FW_UNKNOWN;
+    if (!f)
+        return fw;
+    while (fw == HOST_FW_UNKNOWN && fgets(line, sizeof line, f))
+        fw = host_parse_maps_framework(line);
+    fclose(f);
+    return fw;
+}
+
+enum host_framework host_job_framework(const struct host_sample *h, int root)
+{
+    struct host_pid_stat *ps;
+    int n = host_list_procs(h->proc_path, &ps), checked = 0;
+    enum host_framework fw = HOST_FW_UNKNOWN;
+    qsort(ps, n, sizeof *ps, host_pid_cmp);
+    for (int i = 0; i < n && fw == HOST_FW_UNKNOWN && checked < 64; i++) {
+        const struct host_pid_stat *p = &ps[i];
+        for (int depth = 0; p && p->pid != root && depth < 64; depth++) {   /* up the parent links */
+            struct host_pid_stat key = {.pid = p->ppid};
+            p = p->ppid > 0 ? bsearch(&key, ps, n, sizeof *ps, host_pid_cmp) : NULL;
+        }
+        if (p && p->pid == root) {
+            fw = host_pid_framework(h->proc_path, ps[i].pid);
+            checked++;
+        }
+    }
+    free(ps);
+    return fw;
+}
+
 static void host_read_job(struct host_sample *h)
 {
     struct host_pid_stat *ps;

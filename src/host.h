@@ -59,6 +59,14 @@ void host_read(struct host_sample *h);
 /* Follows the process tree rooted at pid from now on (its first figures
  * come from the next host_read()). */
 void host_job_watch(struct host_sample *h, int pid);
+/* The machine-learning framework a process tree runs, told by a shared library one of its processes
+ * maps (/proc/PID/maps): what advice names (how to report steps in that framework's own way). */
+enum host_framework { HOST_FW_UNKNOWN = 0, HOST_FW_TORCH, HOST_FW_TENSORFLOW, HOST_FW_JAX, HOST_FW_COUNT };
+/* The framework of the tree rooted at root, from the maps of up to 64 of its processes; UNKNOWN when none
+ * shows (not loaded yet, or maps unreadable). Reads /proc: call it seldom (every few seconds). */
+enum host_framework host_job_framework(const struct host_sample *h, int root);
+/* The framework one line of a /proc/PID/maps text names, or UNKNOWN. */
+enum host_framework host_parse_maps_framework(const char *line);
 /* Up to max pids of the processes whose parent is parent; returns how many. */
 int host_children(const struct host_sample *h, int parent, int *pids, int max);
 /* The fields of /proc/PID/stat that the tree needs. */
@@ -76,9 +84,13 @@ struct host_attrib {
     char container_id[65];     /* 64 hex digits; "" none */
     char pod[37];              /* Kubernetes pod UID; "" none */
     char user[33];             /* the owner's name, or its uid when the host has no such user */
+    bool notebook;             /* its command line runs a notebook's kernel (host_is_notebook_command) */
 };
 /* Reads the owner and the cgroup of pid under proc (NULL: /proc); false when the process cannot be seen. */
 bool host_attrib_read(const char *proc, int pid, struct host_attrib *a);
+/* Whether a command line (or a process name) runs a notebook's kernel: Jupyter, JupyterLab and VS Code
+ * (ipykernel_launcher), Colab (colab_kernel_launcher), Spyder (spyder_kernels). */
+bool host_is_notebook_command(const char *cmd);
 /* The container and pod a /proc/PID/cgroup text names (v1 or v2), or empty fields. */
 void host_parse_cgroup(const char *text, struct host_attrib *a);
 /* The real uid of a /proc/PID/status text, or -1. */

@@ -152,6 +152,17 @@ static bool attrib_read(const char *proc, int pid, const char *what, char *buf, 
     return n > 0;
 }
 
+/* What a notebook's kernel runs as. */
+static const char *const host_notebook_kernels[] = {"ipykernel", "colab_kernel_launcher", "spyder_kernels"};
+
+bool host_is_notebook_command(const char *cmd)
+{
+    for (size_t i = 0; i < sizeof host_notebook_kernels / sizeof *host_notebook_kernels; i++)
+        if (strstr(cmd, host_notebook_kernels[i]))
+            return true;
+    return false;
+}
+
 bool host_attrib_read(const char *proc, int pid, struct host_attrib *a)
 {
     char buf[8192];
@@ -169,5 +180,16 @@ bool host_attrib_read(const char *proc, int pid, struct host_attrib *a)
     }
     if (attrib_read(proc ? proc : "/proc", pid, "cgroup", buf, sizeof buf))
         host_parse_cgroup(buf, a);
+    char path[256];   /* the command line: its arguments NUL-separated (NVML names only the executable) */
+    snprintf(path, sizeof path, "%s/%d/cmdline", proc ? proc : "/proc", pid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < n; i++)
+            buf[i] = buf[i] ? buf[i] : ' ';
+        buf[n] = '\0';
+        a->notebook = host_is_notebook_command(buf);
+    }
     return true;
 }

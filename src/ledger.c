@@ -9,8 +9,10 @@
  *     stretch: before the job's first sustained work (sustain_s busy
  *     without a stop of pause_s) it is startup, once a job is known on the GPU
  *     (idle, when the GPU is never used at all), unless memory is held that
- *     long without any work (stalled, as the stalled rule says); holding no memory it is
- *     idle; holding memory for stall_s it is stalled (the stalled rule);
+ *     long without any work (stalled, as the stalled rule says); holding no
+ *     memory it is idle; holding memory for stall_s it is stalled (the
+ *     stalled rule), or idle for a notebook's kernel between cells (the
+ *     notebook-idle rule);
  *     otherwise, when it ends, a pause, unless an input verdict holds;
  *   - the rest is busy time: its idle part (gaps inside the interval) is
  *     input_wait when an input verdict holds and the job does not report
@@ -58,6 +60,7 @@ struct ledger_gpu {
     double busy_run;             /* busy seconds without a break of pause_s (sustained work) */
     double idle_run;             /* idle seconds since the latest busy ones */
     bool in_stretch, stretch_mem, stretch_stalled;
+    enum ledger_cause stall_as;  /* what a stretch past stall_s is: stalled, or idle for a notebook's kernel */
     double stretch_s, stretch_end;
     struct ledger_pend pend[LEDGER_PEND_MAX];
     unsigned ph, pn;
@@ -206,16 +209,17 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
         g->busy_run = 0;   /* a stop, not a gap: sustained work starts again */
     if (!g->working) {
         if (g->pre_stalled && p->mem_held) {
-            ledger_add(l, g, LC_STALLED, s);
-            ledger_recent(l, g, p->t, LC_STALLED, s);
+            ledger_add(l, g, g->stall_as, s);
+            ledger_recent(l, g, p->t, g->stall_as, s);
         } else if (p->job || g->used) {
             g->pre_stalled = false;
             g->pre_pending += s;
             g->pre_held = p->mem_held ? g->pre_held + s : 0;
             ledger_recent(l, g, p->t, LC_STARTUP, s);
             if (g->pre_held >= l->cfg.stall_s) {   /* memory held, nothing done for stall_s: stalled */
+                g->stall_as = p->notebook ? LC_IDLE : LC_STALLED;
                 ledger_add(l, g, LC_STARTUP, g->pre_pending - g->pre_held);
-                ledger_add(l, g, LC_STALLED, g->pre_held);
+                ledger_add(l, g, g->stall_as, g->pre_held);
                 g->pre_pending = g->pre_held = 0;
                 g->pre_stalled = true;
             }
@@ -234,14 +238,15 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
     g->stretch_mem |= p->mem_held;
     g->stretch_end = p->t;
     if (g->stretch_stalled) {
-        ledger_add(l, g, LC_STALLED, s);
-        ledger_recent(l, g, p->t, LC_STALLED, s);
+        ledger_add(l, g, g->stall_as, s);
+        ledger_recent(l, g, p->t, g->stall_as, s);
         return;
     }
     g->stretch_s += s;
     if (g->stretch_s >= l->cfg.stall_s && p->mem_held) {   /* the stalled rule's: idle that long, memory held */
-        ledger_add(l, g, LC_STALLED, g->stretch_s);
-        ledger_recent(l, g, p->t, LC_STALLED, s);
+        g->stall_as = p->notebook ? LC_IDLE : LC_STALLED;   /* a notebook between cells: notebook-idle's */
+        ledger_add(l, g, g->stall_as, g->stretch_s);
+        ledger_recent(l, g, p->t, g->stall_as, s);
         g->stretch_s = 0;
         g->stretch_stalled = true;
         return;

@@ -64,6 +64,7 @@ struct ledger_point {
     double sm_active, tensor;   /* GPM, %; NAN none */
     double energy_j;     /* the energy counter, J; NAN none */
     bool input_verdict;  /* an input verdict (input-bound, input-wait...) holds on this GPU */
+    bool notebook;       /* every process on it is a notebook's kernel: a long stop is idle, not stalled */
 };
 
 /* A ledger's seconds, of one GPU or of the run. */

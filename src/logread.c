@@ -334,6 +334,7 @@ static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size
         snprintf(rp->user, sizeof rp->user, "%s", user ? user : "");
         snprintf(rp->container, sizeof rp->container, "%s", ctr ? ctr : "");
         snprintf(rp->pod, sizeof rp->pod, "%s", pod ? pod : "");
+        rp->notebook = logread_is(logread_item(p, "notebook"), cJSON_True);
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #define GPUMON_RECORD_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -43,6 +44,7 @@ struct record_proc {
     char container[96];         /* "docker://<64 hex>" (runtime://id, Kubernetes' form); "" none or unknown */
     char pod[37];               /* Kubernetes pod UID; "" none */
     unsigned char kinds;        /* NVML_PROC_COMPUTE 1 | NVML_PROC_GRAPHICS 2: NVML's lists it is on; 0 unknown (a log) */
+    bool notebook;              /* a notebook's kernel (its command line, else its name: host_is_notebook_command) */
 };
 
 #define RECORD_MAX_XIDS 16

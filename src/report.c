@@ -242,7 +242,7 @@ static void report_group(void *ctx, const struct diag_group *g)
     }
     if (r->severity != SEV_OK) {
         sbuf_puts(b, "<br>Advice: ");
-        report_html_escape(b, r->advice);
+        report_html_escape(b, rules_advice(g->rule, g->job_watched));
     }
     sbuf_puts(b, "</div>\n");
 }
@@ -264,7 +264,7 @@ static void report_steps_section(const struct diag *d, struct sbuf *b)
     if (n == 0)
         return;
     sbuf_puts(b, "<section id=\"steps\"><h2>Training steps (reported by the job)</h2>\n<table><tr><th>rank</th>"
-                 "<th>pid</th><th>GPU</th><th>steps</th><th>steps/s</th><th>p50 step</th><th>p95 step</th>"
+                 "<th>pid</th><th>GPU</th><th>steps</th><th>steps/s of training</th><th>p50 step</th><th>p95 step</th>"
                  "<th>mean wait</th><th>waiting for input</th></tr>\n");
     for (unsigned i = 0; i < n; i++) {
         struct stepstat_rank r;

@@ -29,7 +29,9 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "utilization below which a sample counts as idle",
              AP(idle_util)},
     [T_BUSY_UTIL] = {.name = "busy.util", .def = 40, .unit = "%",
-             .meaning = "sub-second peak at or above which an idle/busy swing counts"},
+             .meaning = "sub-second peak at or above which an idle/busy swing counts, and a mostly idle record holds "
+                        "real work (under it, a stop goes on through it: a checkpoint's copies to the host)",
+             AP(busy_util)},
     [T_SWING_IDLE] = {.name = "swing.idle_share", .def = 10, .unit = "%",
              .meaning = "idle share from which utilization swings (below: steady)"},
     [T_SWING_GAPS] = {.name = "swing.gaps", .def = 3, .unit = "",
@@ -63,15 +65,30 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "SM activity (GPM) below which a busy GPU is underused; healthy needs at least this"},
     [T_SM_BUSY] = {.name = "sm.busy", .def = 60, .unit = "%",
              .meaning = "SM activity (GPM) from which the SMs count as busy"},
+    [T_SM_IDLE] = {.name = "sm.idle", .def = 5, .unit = "%",
+             .meaning = "SM activity and DRAM bandwidth (GPM) both under this while utilization reads busy: a kernel "
+                        "that waits (a collective on a missing peer), counted idle",
+             AP(sm_idle)},
     [T_TENSOR_LOW] = {.name = "tensor.low", .def = 5, .unit = "%",
              .meaning = "tensor-core activity (GPM) at or below which the tensor cores sit unused"},
     [T_DRAM_HIGH] = {.name = "dram.high", .def = 70, .unit = "%",
              .meaning = "DRAM bandwidth (GPM, share of peak) from which the job is memory-bound"},
+    [T_DRAM_SAT] = {.name = "dram.saturated", .def = 80, .unit = "%",
+             .meaning = "DRAM bandwidth (GPM, share of peak) from which the job is memory-bound whatever the SM "
+                        "activity (DCGM: the practical peak is near 0.8)"},
     [T_STARTUP_S] = {.name = "startup.seconds", .def = 60, .unit = "s",
              .meaning = "after a job starts on a GPU, its start-up: no input verdicts yet",
              AP(startup_s)},
+    [T_STARTUP_MAX] = {.name = "startup.max", .def = 300, .unit = "s",
+             .meaning = "the start-up goes on past startup.seconds while the job's memory still grows by memory.rise "
+                        "over the window (compilation, autotuning), up to this"},
     [T_PAUSE_S] = {.name = "pause.seconds", .def = 5, .unit = "s",
-             .meaning = "one idle stretch this long between busy stretches is a pause, not a stall"},
+             .meaning = "an idle stretch (a stop) this long between busy stretches is a pause or a recurring stall, "
+                        "not a gap",
+             AP(pause_s)},
+    [T_PAUSE_APART] = {.name = "pause.apart", .def = 60, .unit = "s",
+             .meaning = "a stop this long or more after the previous one ended (or the log began) is an isolated "
+                        "pause; sooner, it recurs: the input stall itself, however long each one is"},
     [T_STEPS_MIN] = {.name = "steps.min", .def = 10, .unit = "",
              .meaning = "steps with a known input wait in the window needed for step verdicts",
              AP(steps_min)},
@@ -83,6 +100,10 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "p95 step time this many times the p50 or more: uneven steps"},
     [T_STEPS_SLOWER] = {.name = "steps.slower", .def = 1.3, .unit = "x",
              .meaning = "p50 step time this many times the run's best window: slowing down"},
+    [T_STEPS_LESS] = {.name = "steps.less_busy", .def = 10, .unit = "%",
+             .meaning = "slower steps are a slowdown only where the GPU does this much less than in the fastest window "
+                        "(utilization or wait-share points, % of SM activity or clock) or is throttled; else each "
+                        "step does more work"},
     [T_RANK_SLOW] = {.name = "rank.slow", .def = 1.25, .unit = "x",
              .meaning = "a process's p50 step time this many times the others' median: a slow rank"},
     [T_MIN_COVERAGE] = {.name = "min.coverage", .def = 80, .unit = "%",
@@ -182,18 +203,53 @@ static bool low(const struct analyze_gpu_stats *s, const struct rule_config *c)
 }
 
 /* The window reaches back into the job's first startup.seconds on this GPU (launch, NCCL warm-up and
- * autotuning look like stalls): no input verdict yet. */
+ * autotuning look like stalls, an allocator grows to its plateau). */
 static bool in_startup(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return s->job_start_t > 0 && s->now - s->window_s < s->job_start_t + T(T_STARTUP_S);
 }
 
-/* One or two long idle stretches between busy stretches (a checkpoint, an evaluation, an epoch's
- * start): the GPU is busy around them, so the low mean is the pause, not starvation. */
+/* For the shape of utilization (input, pause, small batch), the start-up goes on while the job's memory
+ * still grows: compilation and autotuning (torch.compile, XLA, cuDNN) allocate as they go, in bursts
+ * between idle stretches, for minutes; an allocator at its plateau is past them. Up to startup.max. Not
+ * for memory pressure: near-full memory that still rises is a risk whenever it comes. */
+static bool in_warmup(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    bool growing = rules_mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE);
+    return in_startup(s, c) ||
+           (s->job_start_t > 0 && growing && s->now - s->window_s < s->job_start_t + T(T_STARTUP_MAX));
+}
+
+/* Long stops that come back after little busy time (shards fetched from network storage, a loader that
+ * blocks every few seconds) are the input stall itself, however long each one is; one after a long busy
+ * stretch (a checkpoint, an evaluation, an epoch's start) is a pause. A stop the log began in: not known
+ * to recur. */
+bool rules_stop_is_pause(const struct analyze_stop *st, const struct rule_config *c)
+{
+    return !(st->busy_before_s < T(T_PAUSE_APART));
+}
+
+enum rule_stop rules_stop_kind(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    if (!(s->stops > 0))
+        return RULE_STOP_NONE;
+    struct analyze_stop nearest = {.busy_before_s = s->stop_busy_before_s};   /* the window's least */
+    return rules_stop_is_pause(&nearest, c) ? RULE_STOP_PAUSE : RULE_STOP_RECURS;
+}
+
+/* The window holds an isolated long stop, over or still going on: a pause; no window that holds one is an
+ * input verdict. */
+static bool holds_pause(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return rules_stop_kind(s, c) == RULE_STOP_PAUSE;
+}
+
+/* One or two isolated stops between busy stretches, the GPU busy around them and little idle besides. */
 static bool paused(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    double busy = !isnan(s->idle_share) && s->idle_share < 100 ? s->util_mean / (1 - s->idle_share / 100) : NAN;
-    return s->idle_gaps >= 1 && s->idle_gaps <= 2 && s->idle_gap_max_s >= T(T_PAUSE_S) && busy >= T(T_HEALTHY_UTIL);
+    double other_idle = s->idle_share / 100 * s->span_s - s->stop_idle_s;
+    return holds_pause(s, c) && s->stops <= 2 && s->busy_util >= T(T_HEALTHY_UTIL) &&
+           other_idle < T(T_SWING_IDLE) / 100 * s->span_s;
 }
 
 /* The job reports its steps on this GPU, enough of them with a known input wait: its own timing is the
@@ -207,13 +263,20 @@ static bool steps_known(const struct analyze_gpu_stats *s, const struct rule_con
  * Inferred from utilization only where the job does not report its steps. */
 static bool starving(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && (swinging(s, c) || (low(s, c) && !paused(s, c))) && !in_startup(s, c) &&
+    return in_use(s, c) && (swinging(s, c) || low(s, c)) && !holds_pause(s, c) && !in_warmup(s, c) &&
            !steps_known(s, c);
 }
 
 static bool dram_high(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return !isnan(s->dram_mean) && s->dram_mean >= T(T_DRAM_HIGH);
+}
+
+/* DRAM near its practical peak (DCGM's guidance: about 0.8 of the theoretical): the limit, whatever the
+ * SMs do. */
+static bool dram_saturated(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return !isnan(s->dram_mean) && s->dram_mean >= T(T_DRAM_SAT);
 }
 
 /* Memory went from first use to near full at once: a framework's allocator, not growth. */
@@ -276,9 +339,15 @@ static bool p_oom(const struct analyze_gpu_stats *s, const struct rule_config *c
     return s->exit_t > 0 && s->exit_mem_share >= T(T_OOM_MEM);
 }
 
+/* Idle that long holding memory; a notebook's kernel between cells is not hung (notebook-idle). */
 static bool p_stalled(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c);
+    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && !s->notebook;
+}
+
+static bool p_notebook_idle(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && s->notebook;
 }
 
 static bool p_thermal(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -317,7 +386,8 @@ static bool p_slow_node(const struct analyze_gpu_stats *s, const struct rule_con
  * node, the node is the finding: the table's precedence). */
 static bool p_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->npeers > 0 && in_use(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
+    bool left = s->procs == 0 && !(rules_mem_share(s, s->mem_last) >= T(T_STALL_MEM));   /* done, or it failed */
+    return s->npeers > 0 && in_use(s, c) && !left && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
 }
 
 static bool p_input_io(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -350,11 +420,23 @@ static bool p_step_jitter(const struct analyze_gpu_stats *s, const struct rule_c
     return steps_known(s, c) && s->steps.p95 >= T(T_STEPS_JITTER) * s->steps.p50;
 }
 
-/* Slower than an earlier window of the same run (not the start-up's slow steps: the best is the fastest). */
+/* The GPU does less now than in the run's fastest window: less busy, fewer SMs at work, lower clocks, more
+ * waiting for input, or throttled. Without any of these, longer steps each do more work (a longer
+ * sequence, a larger batch or image): the GPU is as busy as it was. */
+static bool gpu_does_less(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    double d = T(T_STEPS_LESS);
+    return s->util_mean <= s->best_util - d || s->sm_active_mean <= s->best_sm * (1 - d / 100) ||
+           s->sm_clock_mean <= s->best_clock * (1 - d / 100) || s->steps.wait_share >= s->best_wait + d ||
+           (s->n_reasons > 0 && (s->thermal_share >= T(T_THROTTLE_SHARE) || s->power_share >= T(T_THROTTLE_SHARE)));
+}
+
+/* Slower than an earlier window of the same run (not the start-up's slow steps: the best is the fastest),
+ * with the GPU doing less. */
 static bool p_steps_slowing(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return steps_known(s, c) && s->step_best_p50 > 0 && s->now - s->step_best_t >= s->window_s &&
-           s->steps.p50 >= T(T_STEPS_SLOWER) * s->step_best_p50;
+           s->steps.p50 >= T(T_STEPS_SLOWER) * s->step_best_p50 && gpu_does_less(s, c);
 }
 
 /* The slowest process of the job on this GPU is slow, and none ranked slower than it is: the job's
@@ -367,7 +449,7 @@ static bool p_slow_rank(const struct analyze_gpu_stats *s, const struct rule_con
 
 static bool p_small_batch(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) && !in_startup(s, c) &&
+    return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) && !in_warmup(s, c) &&
            s->util_p95 - s->util_p5 <= T(T_STEADY_SPREAD) && !cpu_saturated(s, c) && !iowait_high(s, c);
 }
 
@@ -377,17 +459,19 @@ static bool p_idle(const struct analyze_gpu_stats *s, const struct rule_config *
     return s->util_mean < T(T_IDLE_UTIL) && s->util_peak < T(T_BUSY_UTIL) && !mem_held(s, c);
 }
 
-/* Said once the stop is over (busy again); while it lasts, neither this nor an input verdict (and
- * stalled speaks if it never ends). */
+/* Said once the stop is over (busy again), while the window holds it; while it lasts, neither this nor an
+ * input verdict (and stalled speaks if it never ends). */
 static bool p_pause(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && low(s, c) && paused(s, c) && !in_startup(s, c) && s->idle_for_s < T(T_PAUSE_S);
+    return in_use(s, c) && paused(s, c) && !in_warmup(s, c) && !s->stop_going && s->idle_for_s < T(T_PAUSE_S);
 }
 
+/* Not where the SMs idle because a kernel waits, or the window holds a pause: that is a wait, not small
+ * kernels. */
 static bool p_busy_underused(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return s->gpm_covered && s->util_mean >= T(T_HEALTHY_UTIL) && s->sm_active_mean < T(T_SM_LOW) &&
-           !dram_high(s, c);
+           !dram_high(s, c) && !holds_pause(s, c) && s->spin_share < T(T_SWING_IDLE);
 }
 
 static bool p_no_tensor(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -398,7 +482,8 @@ static bool p_no_tensor(const struct analyze_gpu_stats *s, const struct rule_con
 
 static bool p_memory_bound(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->gpm_covered && dram_high(s, c) && s->sm_active_mean < T(T_SM_BUSY) && s->util_mean >= T(T_LOW_UTIL);
+    return s->gpm_covered && s->util_mean >= T(T_LOW_UTIL) &&
+           (dram_saturated(s, c) || (dram_high(s, c) && s->sm_active_mean < T(T_SM_BUSY)));
 }
 
 /* Busy by utilization, and where GPM tells, by SM activity too: 98% utilization at 20% SM activity is not. */
@@ -414,9 +499,11 @@ static bool p_healthy(const struct analyze_gpu_stats *s, const struct rule_confi
 const char rules_doc_starving[] =
     "The GPU is starving (the input rules input-bound-io, input-bound-cpu and input-bound) when it is in use "
     "(utilization mean at least {idle.util}, sub-second peaks at least {busy.util}, or a process), swinging or low "
-    "(mean under {low.util}) without being a pause, the window is not in the job's start-up (its first "
-    "{startup.seconds} on the GPU), and the job does not report its steps (where it does, input-wait and "
-    "input-wait-some decide from its own timing).";
+    "(mean under {low.util}), the window holds no pause (a stop, an idle stretch of at least {pause.seconds}, "
+    "that came at least {pause.apart} after the previous one; stops that come back sooner are the input stall "
+    "itself), the window is not in the job's start-up (its first {startup.seconds} on the GPU, and on while its "
+    "memory still grows by {memory.rise}, up to {startup.max}), and the job does not report its steps (where it "
+    "does, input-wait and input-wait-some decide from its own timing).";
 
 const struct rule rule_table[R_COUNT] = {
     [R_GPU_LOST] = {.id = "gpu-lost", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_lost,
@@ -442,7 +529,7 @@ const struct rule rule_table[R_COUNT] = {
     [R_STALLED] = {.id = "stalled", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_stalled,
         .yields_to = RULE_BIT(R_GPU_LOST),
         .evidence = rules_ev_stalled, .title = "the GPU idles while holding memory",
-        .when = "the GPU is idle, under {idle.util}, for at least {stall.seconds} while holding at least {stall.memory} of memory or a process",
+        .when = "the GPU is idle (under {idle.util}, or a kernel that waits: utilization busy while SM activity and DRAM are under {sm.idle}) for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and not all its processes are a notebook's kernels (notebook-idle)",
         .advice = "The job may be hung (deadlock in a collective, a stuck data loader, waiting on a dead peer): take a stack "
          "dump (py-spy dump --pid PID), check NCCL timeouts, and free the GPU if the job is dead."},
     [R_XID_APP] = {.id = "xid-app", .severity = SEV_WARNING, .needs_window = false, .applies = p_xid_app,
@@ -485,8 +572,13 @@ const struct rule rule_table[R_COUNT] = {
         .when = "the GPU is starving and swinging: idle at least {swing.idle_share} of the window in at least {swing.gaps} gaps, with sub-second peaks of at least {busy.util}",
         .advice = "The GPU waits between bursts: usually the input pipeline (prefetch and parallel loading: tf.data "
          "prefetch(AUTOTUNE), DataLoader num_workers and pin_memory), otherwise host-device copies or "
-         "synchronization (.item(), logging every step). Run the job under gpumon run to see whether its CPU is "
-         "saturated."},
+         "synchronization (.item(), logging every step).",
+        /* it holds only where the job's CPU is not saturated and it does not wait on storage (else -cpu, -io) */
+        .advice_watched = "The GPU waits between bursts while the job's CPU is not saturated and it does not wait "
+         "on storage (its figures are in the evidence), so the wait is in the loop itself: too little prefetching "
+         "(tf.data prefetch(AUTOTUNE); DataLoader prefetch_factor, pin_memory=True), host-device copies "
+         "(non_blocking=True from pinned memory), synchronization (.item(), .cpu(), logging tensors every step), "
+         "or a loader serialized on a lock or a single file."},
     [R_INPUT_WAIT] = {.id = "input-wait", .severity = SEV_WARNING, .needs_window = true, .applies = p_input_wait,
         .evidence = rules_ev_input_wait, .title = "the training loop waits for its input (the job's step timing)",
         .when = "the job reports its steps (at least {steps.min} with a known wait in the window) and its loop waited for input at least {steps.wait} of its time (the TensorFlow Profiler's \"highly input-bound\")",
@@ -502,7 +594,7 @@ const struct rule rule_table[R_COUNT] = {
          "shard or data loader, its GPU's clocks and temperature, another process on its GPU or CPU cores)."},
     [R_STEPS_SLOWING] = {.id = "steps-slowing", .severity = SEV_WARNING, .needs_window = true, .applies = p_steps_slowing,
         .evidence = rules_ev_slowing, .title = "training steps take longer than earlier in the run",
-        .when = "the p50 step is at least {steps.slower} the fastest p50 of an earlier full window of the run",
+        .when = "the p50 step is at least {steps.slower} the fastest p50 of an earlier full window of the run, and the GPU does less than then: utilization or SM activity or its clock {steps.less_busy} lower, the wait share that much higher, or throttled (else each step does more work)",
         .advice = "Steps slowed down mid-run: look for throttling (clocks, temperature), memory fragmentation or a growing "
          "graph (tensors kept across steps), a dataset shard on slower storage, or other jobs on the node."},
     [R_SLOW_NODE] = {.id = "slow-node", .severity = SEV_WARNING, .needs_window = true, .applies = p_slow_node,
@@ -514,12 +606,12 @@ const struct rule rule_table[R_COUNT] = {
     [R_STRAGGLER] = {.id = "straggler", .severity = SEV_WARNING, .needs_window = true, .applies = p_straggler,
         .yields_to = RULE_BIT(R_SLOW_NODE),
         .evidence = rules_ev_straggler, .title = "well below its peers",
-        .when = "the GPU is in use and its mean utilization is at least {straggler.gap} below the median of the busy peer GPUs",
+        .when = "the GPU is in use by the job (not a GPU its processes left, memory freed) and its mean utilization is at least {straggler.gap} below the median of the busy peer GPUs",
         .advice = "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
          "PCIe link, uneven data sharding, or another process sharing it."},
     [R_BUSY_UNDERUSED] = {.id = "busy-underused", .severity = SEV_WARNING, .needs_window = true, .applies = p_busy_underused,
         .evidence = rules_ev_plain, .title = "busy by utilization, but few SMs work: small kernels",
-        .when = "GPM covers the window, utilization mean is at least {healthy.util} but SM activity under {sm.low}, and DRAM bandwidth under {dram.high}",
+        .when = "GPM covers the window, utilization mean is at least {healthy.util} but SM activity under {sm.low}, DRAM bandwidth under {dram.high}, no pause in the window and a kernel waited (SMs and DRAM under {sm.idle}) less than {swing.idle_share} of it",
         .advice = "Utilization counts time with any kernel running, not how much of the GPU it fills. Give each kernel more "
          "work: a larger batch; compile to fuse kernels and cut launch overhead (XLA: tf.function(jit_compile=True); "
          "PyTorch: torch.compile, CUDA graphs); remove host synchronizations in the step (.item(), .cpu(), printing "
@@ -544,7 +636,7 @@ const struct rule rule_table[R_COUNT] = {
          "use: tf.config.experimental.set_memory_growth(gpu, True) (or TF_FORCE_GPU_ALLOW_GROWTH=true)."},
     [R_MEMORY_BOUND] = {.id = "memory-bound", .severity = SEV_INFO, .needs_window = true, .applies = p_memory_bound,
         .evidence = rules_ev_plain, .title = "limited by memory bandwidth, not by math",
-        .when = "GPM covers the window, DRAM bandwidth is at least {dram.high} of peak, SM activity under {sm.busy} and utilization mean at least {low.util}",
+        .when = "GPM covers the window, utilization mean is at least {low.util}, and DRAM bandwidth at least {dram.saturated} of peak whatever the SMs do, or at least {dram.high} with SM activity under {sm.busy}; healthy may stand beside it",
         .advice = "DRAM bandwidth is the limit: fuse element-wise kernels (torch.compile, XLA), keep activations in "
          "bf16/fp16, use a larger batch so weights are reused, prefer fused optimizers and attention kernels "
          "(FlashAttention); bandwidth-bound phases such as embedding lookups may simply be what the model is."},
@@ -561,10 +653,17 @@ const struct rule rule_table[R_COUNT] = {
          "collection, or work done every N steps (logging, evaluation, checkpoints) inside the loop."},
     [R_PAUSE] = {.id = "pause", .severity = SEV_INFO, .needs_window = true, .applies = p_pause,
         .evidence = rules_ev_pause, .title = "a pause between busy stretches (checkpoint, evaluation, epoch start)",
-        .when = "the GPU is in use and low, with one or two idle stretches of at least {pause.seconds} and busy at least {healthy.util} around them, not in the start-up; said once it is busy again",
+        .when = "the GPU is in use, with one or two stops (idle stretches of at least {pause.seconds}, quiet blips inside them forgiven) that each came at least {pause.apart} after the previous one, busy at least {healthy.util} around them and idle under {swing.idle_share} besides, not in the start-up; said once it is busy again, while the window holds them",
         .advice = "A one-off or periodic stop is not an input stall. If it is checkpointing, save asynchronously "
          "(torch.distributed.checkpoint.async_save, Orbax async checkpoints) or less often; at an epoch's start, keep "
          "DataLoader workers alive (persistent_workers=True); nothing to fix if it is evaluation."},
+    [R_NOTEBOOK_IDLE] = {.id = "notebook-idle", .severity = SEV_INFO, .needs_window = false, .yields_to = RULE_BIT(R_GPU_LOST),
+        .applies = p_notebook_idle, .evidence = rules_ev_stalled,
+        .title = "a notebook kernel holds the GPU's memory between cells",
+        .when = "idle for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and every process on the GPU is a notebook's kernel (ipykernel, Colab, Spyder): a notebook between cells, not a hung job",
+        .advice = "Nothing runs while the notebook waits for its next cell, but its memory stays taken and other jobs "
+         "cannot use it: free what you are done with (del the tensors, then torch.cuda.empty_cache(); TensorFlow keeps "
+         "it until the kernel restarts) and shut the kernel down when you are finished."},
     [R_IDLE] = {.id = "idle", .severity = SEV_INFO, .needs_window = true, .applies = p_idle,
         .evidence = rules_ev_idle, .title = "nothing runs on the GPU",
         .when = "nothing runs: utilization mean under {idle.util}, sub-second peaks under {busy.util}, memory held under {stall.memory} and no process",
@@ -633,6 +732,11 @@ void rules_evaluate(const struct analyze_gpu_stats *s, const struct rule_config 
             r->evidence(s, c, &evidence[i]);
         }
     }
+}
+
+const char *rules_advice(int r, bool job_watched)
+{
+    return job_watched && rule_table[r].advice_watched ? rule_table[r].advice_watched : rule_table[r].advice;
 }
 
 const char *rules_severity_name(enum rule_severity s)

@@ -27,8 +27,9 @@
 enum rule_threshold {
     T_HEALTHY_UTIL, T_LOW_UTIL, T_IDLE_UTIL, T_BUSY_UTIL, T_SWING_IDLE, T_SWING_GAPS, T_STEADY_SPREAD,
     T_CPU_SATURATED, T_IOWAIT, T_JOB_READ, T_MEM_HIGH, T_MEM_RISE, T_OOM_MEM, T_PREALLOC_RISE, T_THROTTLE_SHARE,
-    T_STRAGGLER_GAP, T_STALL_S, T_STALL_MEM, T_SM_LOW, T_SM_BUSY, T_TENSOR_LOW, T_DRAM_HIGH, T_STARTUP_S,
-    T_PAUSE_S, T_STEPS_MIN, T_STEPS_WAIT, T_STEPS_WAIT_SOME, T_STEPS_JITTER, T_STEPS_SLOWER, T_RANK_SLOW,
+    T_STRAGGLER_GAP, T_STALL_S, T_STALL_MEM, T_SM_LOW, T_SM_BUSY, T_SM_IDLE, T_TENSOR_LOW, T_DRAM_HIGH,
+    T_DRAM_SAT, T_STARTUP_S, T_STARTUP_MAX, T_PAUSE_S, T_PAUSE_APART, T_STEPS_MIN, T_STEPS_WAIT,
+    T_STEPS_WAIT_SOME, T_STEPS_JITTER, T_STEPS_SLOWER, T_STEPS_LESS, T_RANK_SLOW,
     T_MIN_COVERAGE, T_MIN_SAMPLES,
     T_COUNT
 };
@@ -46,7 +47,7 @@ enum rule_id {
     R_GPU_LOST, R_XID_CRITICAL, R_ECC, R_OOM, R_STALLED, R_XID_APP, R_THERMAL, R_POWER, R_MEM_PRESSURE,
     R_INPUT_IO, R_INPUT_CPU, R_INPUT_SWING, R_INPUT_WAIT, R_SLOW_RANK, R_STEPS_SLOWING, R_SLOW_NODE,
     R_STRAGGLER, R_BUSY_UNDERUSED, R_NO_TENSOR, R_SMALL_BATCH, R_PREALLOC, R_MEMORY_BOUND, R_INPUT_WAIT_SOME,
-    R_STEP_JITTER, R_PAUSE, R_IDLE, R_HEALTHY,
+    R_STEP_JITTER, R_PAUSE, R_NOTEBOOK_IDLE, R_IDLE, R_HEALTHY,
     R_COUNT
 };
 #define RULE_BIT(r) (UINT64_C(1) << (r))
@@ -69,6 +70,8 @@ struct rule {
     bool yields_to_problems;   /* it stands aside for any warning or critical verdict */
     void (*evidence)(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b);
     const char *title, *advice;
+    const char *advice_watched;   /* the advice where the job's process figures were watched (gpumon run or
+                                   * its log), when knowing them changes it; NULL: .advice fits either way */
     const char *when;       /* what its predicate asks, in words, for the documentation */
 };
 
@@ -88,6 +91,17 @@ void rules_analyze_config(const struct rule_config *c, struct analyze_config *ou
 void rules_evaluate(const struct analyze_gpu_stats *s, const struct rule_config *c, bool *active,
                     struct sbuf *evidence);
 const char *rules_severity_name(enum rule_severity s);
+/* What the rules make of a GPU's stops (analyze.h: idle stretches of pause.seconds or more), for the
+ * rules themselves and for whoever splits GPU time by cause (the ledger): a stop that came pause.apart or
+ * more after the previous one (or the log's start) is an isolated pause; sooner, a stop that recurs: the
+ * input stall itself. rules_stop_kind: what the window's stops are (none, pauses, or recurring: one that
+ * recurs makes them all the input's). */
+enum rule_stop { RULE_STOP_NONE, RULE_STOP_PAUSE, RULE_STOP_RECURS };
+bool rules_stop_is_pause(const struct analyze_stop *st, const struct rule_config *c);
+enum rule_stop rules_stop_kind(const struct analyze_gpu_stats *s, const struct rule_config *c);
+/* Rule r's advice, for a verdict whose evidence had the job's process figures (job_watched: gpumon run,
+ * or its log) or not: where knowing them changes what to do, the advice says so. */
+const char *rules_advice(int r, bool job_watched);
 
 /* --list-rules: the rule and threshold tables with c's values, as text (rules_print: on standard output),
  * Markdown (docs/rules.md's tables) or man(7) (man/gpumon.1's rules section). */

@@ -84,9 +84,15 @@ void rules_ev_oom(const struct analyze_gpu_stats *s, const struct rule_config *c
 void rules_ev_stalled(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
 {
     (void)c;
-    sbuf_printf(b, "idle (utilization under %.0f%%) for %.0f s while holding %.0f MiB (%.1f%%) with %d process%s",
-                c->t[T_IDLE_UTIL], s->idle_for_s, s->mem_last, rules_mem_share(s, s->mem_last), s->procs,
-                s->procs == 1 ? "" : "es");
+    if (s->spin_share >= 50)   /* the window mostly a kernel that waits: utilization says busy, GPM says not */
+        sbuf_printf(b, "idle for %.0f s: utilization %.0f%%, but SM activity %.0f%% and DRAM %.0f%% (GPM, under "
+                    "%.0f%%: a kernel that waits, a collective whose peer is gone?), while holding %.0f MiB (%.1f%%) "
+                    "with %d process%s", s->idle_for_s, s->util_mean, s->sm_active_mean, s->dram_mean,
+                    c->t[T_SM_IDLE], s->mem_last, rules_mem_share(s, s->mem_last), s->procs, s->procs == 1 ? "" : "es");
+    else
+        sbuf_printf(b, "idle (utilization under %.0f%%) for %.0f s while holding %.0f MiB (%.1f%%) with %d process%s",
+                    c->t[T_IDLE_UTIL], s->idle_for_s, s->mem_last, rules_mem_share(s, s->mem_last), s->procs,
+                    s->procs == 1 ? "" : "es");
 }
 
 static void ev_throttle(const struct analyze_gpu_stats *s, struct sbuf *b, enum clock_reason_group group,
@@ -263,8 +269,10 @@ void rules_ev_pause(const struct analyze_gpu_stats *s, const struct rule_config 
 {
     (void)c;
     sbuf_printf(b, "idle for %.0f s in %.0f stretch%s (longest %.0f s) of the last %.0f s, busy at %.0f%% around %s",
-                s->idle_share / 100 * s->span_s, s->idle_gaps, s->idle_gaps == 1 ? "" : "es", s->idle_gap_max_s,
-                s->span_s, s->util_mean / (1 - s->idle_share / 100), s->idle_gaps == 1 ? "it" : "them");
+                s->stop_idle_s, s->stops, s->stops == 1 ? "" : "es", s->stop_max_s, s->span_s, s->busy_util,
+                s->stops == 1 ? "it" : "them");
+    if (!isnan(s->stop_busy_before_s))
+        sbuf_printf(b, ", %.0f s after the one before", s->stop_busy_before_s);
     e_job(s, b);
 }
 

@@ -576,6 +576,7 @@ void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
         p->used_mib = g->procs[i].used_memory == NVML_VALUE_NOT_AVAILABLE ? -1 : MIB(g->procs[i].used_memory);
         snprintf(p->name, sizeof p->name, "%s", proc_name(g, i, p->pid));
         const struct host_attrib *w = &g->pname[i].who;
+        p->notebook = w->notebook || host_is_notebook_command(p->name);
         snprintf(p->user, sizeof p->user, "%s", w->user);
         snprintf(p->pod, sizeof p->pod, "%s", w->pod);
         if (w->container_id[0])

@@ -88,6 +88,8 @@ static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
             else
                 sbuf_puts(b, "null");
         }
+        if (pr->notebook)
+            sbuf_puts(b, ",\"notebook\":true");
         if (pr->used_mib < 0)
             sbuf_puts(b, ",\"used_memory\":null}");
         else {

@@ -29,6 +29,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -244,7 +245,7 @@ static bool steps_gone(const struct steps_ring *r)
 }
 
 /* Opens a new ring file after checking what it claims; NULL (said, counted) when it is not one. */
-static void steps_add(struct steps *s, int dfd, const char *name, int pid, uint64_t now)
+static void steps_add(struct steps *s, int dfd, const char *name, int pid)
 {
     if (s->nrings == STEPS_MAX_RINGS) {
         if (!s->warned_full)
@@ -309,12 +310,12 @@ static void steps_add(struct steps *s, int dfd, const char *name, int pid, uint6
     r->local_rank = steps_i32(h + 32);
     r->world = steps_i32(h + 36);
     r->consumed = steps_u64(h + 48);
-    r->acc_from = now;
+    r->acc_from = 0;   /* the loop's time counts from its first entry, which may precede this scan */
     r->scale = s->speed;
     s->processes++;
 }
 
-static void steps_scan(struct steps *s, uint64_t now)
+static void steps_scan(struct steps *s)
 {
     int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -327,7 +328,7 @@ static void steps_scan(struct steps *s, uint64_t now)
     int pid;
     while ((e = readdir(d)))
         if (steps_name_ok(e->d_name, &pid) && !steps_seen_name(&s->seen, e->d_name))
-            steps_add(s, dirfd(d), e->d_name, pid, now);
+            steps_add(s, dirfd(d), e->d_name, pid);
     closedir(d);
 }
 
@@ -349,7 +350,8 @@ static void steps_end_step(struct steps_ring *r, uint64_t t)
     double compute = (double)(t - r->compute_t) / 1e9 * r->scale;
     r->steps++;
     r->total_steps++;
-    r->batches += r->cur_batches;
+    /* saturating: a record's count is 32 bits, and entries each up to 2^32 - 1 batches would wrap it */
+    r->batches = r->cur_batches > UINT_MAX - r->batches ? UINT_MAX : r->batches + r->cur_batches;
     if (!r->wait_known)
         return;
     double wait = (double)(r->compute_t - r->wait_t) / 1e9 * r->scale;
@@ -501,7 +503,7 @@ void steps_set_speed(struct steps *s, double speed)
 
 void steps_fill(struct steps *s, struct record *rec, uint64_t now)
 {
-    steps_scan(s, now);
+    steps_scan(s);
     unsigned n = 0;
     for (unsigned i = 0; i < s->nrings; i++) {
         struct steps_ring *r = &s->rings[i];
@@ -524,6 +526,14 @@ void steps_fill(struct steps *s, struct record *rec, uint64_t now)
             steps_retire(s, i);
     rec->ranks = n ? s->out : NULL;
     rec->nranks = n;
+}
+
+unsigned long long steps_reported(const struct steps *s)
+{
+    unsigned long long n = s->done_steps;
+    for (unsigned i = 0; i < s->nrings; i++)
+        n += s->rings[i].total_steps;
+    return n;
 }
 
 void steps_describe(const struct steps *s, char *buf, size_t len)

@@ -36,6 +36,8 @@ void steps_fill(struct steps *s, struct record *r, uint64_t now_ns);
 void steps_set_speed(struct steps *s, double speed);
 /* One line on what the channel saw ("2 processes, 4,210 steps; 3 entries dropped ..."), for the end of a run. */
 void steps_describe(const struct steps *s, char *buf, size_t len);
+/* Steps the job's processes reported so far, all of them together. */
+unsigned long long steps_reported(const struct steps *s);
 void steps_close(struct steps *s);
 
 #endif

@@ -4,7 +4,8 @@
  * 1/1024 of the window share one), each with its sums and up to
  * RECORD_STEP_BINS histogram bins; percentiles merge the bins in the
  * window on demand, 256 bins wide, so cost does not grow with the step
- * rate. The whole run keeps one full histogram per process.
+ * rate. The whole run keeps one full histogram per process. Rates are steps
+ * over the loop's own time waiting and computing (the time it trained).
  */
 #include "stepstat.h"
 
@@ -16,8 +17,8 @@
 #define STEPSTAT_MAX_PROCS 4096   /* processes of one run (or log) followed; more are not */
 
 struct stepstat_bucket {
-    double t, dt;                         /* the latest record's time; the time its records cover */
-    double timed;                         /* steps in records whose interval is known (the rate's) */
+    double t, dt;                         /* the latest record's time; the interval it covers (p->last only) */
+    double timed;                         /* p->last: its steps if its interval is known (the chart's rate) */
     double steps, waited, step_s, wait_s, in_wait, in_compute;
     unsigned nbins;
     struct { uint16_t bin; uint32_t n; } bins[RECORD_STEP_BINS];
@@ -28,7 +29,7 @@ struct stepstat_proc {
     struct stepstat_bucket *ring;
     unsigned cap, head, n;
     struct stepstat_bucket last;          /* the latest record's figures */
-    double run_span, run_timed, run_steps, run_waited, run_step_s, run_wait_s, run_in_wait, run_in_compute;
+    double run_steps, run_waited, run_step_s, run_wait_s, run_in_wait, run_in_compute;
     unsigned long long run_hist[RECORD_STEP_NBINS];
 };
 
@@ -133,10 +134,6 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
         p->last = (struct stepstat_bucket){.t = t, .dt = dt, .timed = timed, .steps = k->steps, .waited = k->waited, .step_s = k->step_s,
                                            .wait_s = k->wait_s, .in_wait = k->in_wait_s - k->unwait_s,
                                            .in_compute = k->in_compute_s};
-        bool looping = k->steps || k->in_wait_s + k->in_compute_s > 0;   /* time out of the loop is not a step's */
-        if (looping)
-            p->run_span += dt;
-        p->run_timed += timed;
         p->run_steps += k->steps, p->run_waited += k->waited, p->run_step_s += k->step_s;
         p->run_wait_s += k->wait_s, p->run_in_wait += k->in_wait_s - k->unwait_s;
         p->run_in_compute += k->in_compute_s;
@@ -159,8 +156,6 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
             memset(last, 0, sizeof *last);
         }
         last->t = t;
-        last->dt += looping ? dt : 0;
-        last->timed += timed;
         last->steps += k->steps, last->waited += k->waited, last->step_s += k->step_s, last->wait_s += k->wait_s;
         last->in_wait += k->in_wait_s - k->unwait_s, last->in_compute += k->in_compute_s;
         stepstat_bins_add(last, k);
@@ -178,34 +173,31 @@ static double stepstat_pct(const unsigned long long *hist, double n, double pct)
     return record_step_bin_s(RECORD_STEP_NBINS - 1);
 }
 
-/* Adds process p's window (buckets after now - window) to f, hist and the sums; returns the time it covers. */
-static double stepstat_window(const struct stepstat *ss, const struct stepstat_proc *p, double now,
-                              struct stepstat_fig *f, unsigned long long *hist, double *sums)
+/* Adds process p's window (buckets after now - window) to f, hist and the sums. */
+static void stepstat_window(const struct stepstat *ss, const struct stepstat_proc *p, double now,
+                            struct stepstat_fig *f, unsigned long long *hist, double *sums)
 {
-    double span = 0;
     for (unsigned j = 0; j < p->n; j++) {
         const struct stepstat_bucket *b = &p->ring[(p->head + j) % p->cap];
         if (b->t <= now - ss->window_s)
             continue;
-        span += b->dt;
         f->steps += b->steps, f->waited += (unsigned long long)b->waited;
         f->in_wait_s += b->in_wait, f->in_compute_s += b->in_compute;
-        sums[0] += b->step_s, sums[1] += b->wait_s, sums[2] += b->timed;
+        sums[0] += b->step_s, sums[1] += b->wait_s;
         for (unsigned i = 0; i < b->nbins; i++)
             hist[b->bins[i].bin] += b->bins[i].n;
     }
-    return fmin(span, ss->window_s);
 }
 
-/* Rates, percentiles, means and the wait share from the sums (step time, wait, steps of known
- * intervals); span: the time they cover. */
-static void stepstat_finish(struct stepstat_fig *f, const unsigned long long *hist, double span, const double *sums)
+/* Percentiles, means, the wait share and the rate (steps per second of the loop's own time waiting and
+ * computing: the time it trained, whatever else the process did meanwhile) from the sums (step time,
+ * wait). */
+static void stepstat_finish(struct stepstat_fig *f, const unsigned long long *hist, const double *sums)
 {
     double step_s = sums[0], wait_s = sums[1];
     double nh = 0;   /* hist NULL: no percentiles (one record's figures) */
     for (unsigned b = 0; hist && b < RECORD_STEP_NBINS; b++)
         nh += (double)hist[b];
-    f->rate = span > 0 ? sums[2] / span : NAN;
     f->p50 = stepstat_pct(hist, nh, 50);
     f->p95 = stepstat_pct(hist, nh, 95);
     f->step_mean = f->waited ? step_s / (double)f->waited : NAN;
@@ -213,6 +205,7 @@ static void stepstat_finish(struct stepstat_fig *f, const unsigned long long *hi
     f->in_wait_s = fmax(0, f->in_wait_s);   /* a window may hold a take-back without the wait it takes back */
     double loop = f->in_wait_s + f->in_compute_s;
     f->wait_share = loop > 0 ? 100 * f->in_wait_s / loop : NAN;
+    f->rate = loop > 0 ? f->steps / loop : NAN;   /* per second of training, not of the records' span */
 }
 
 void stepstat_rank(const struct stepstat *ss, unsigned i, double now, struct stepstat_rank *out)
@@ -224,13 +217,13 @@ void stepstat_rank(const struct stepstat *ss, unsigned i, double now, struct ste
     memset(&out->run, 0, sizeof out->run);
     unsigned long long hist[RECORD_STEP_NBINS] = {0};
     double sums[3] = {0};
-    double span = stepstat_window(ss, p, now, &out->win, hist, sums);
-    stepstat_finish(&out->win, hist, span, sums);
+    stepstat_window(ss, p, now, &out->win, hist, sums);
+    stepstat_finish(&out->win, hist, sums);
     struct stepstat_fig *r = &out->run;
     r->steps = p->run_steps, r->waited = (unsigned long long)p->run_waited;
     r->in_wait_s = p->run_in_wait, r->in_compute_s = p->run_in_compute;
-    const double run[3] = {p->run_step_s, p->run_wait_s, p->run_timed};
-    stepstat_finish(r, p->run_hist, p->run_span, run);
+    const double run[3] = {p->run_step_s, p->run_wait_s, 0};
+    stepstat_finish(r, p->run_hist, run);
 }
 
 static bool stepstat_on(const struct stepstat_proc *p, unsigned gpu)
@@ -242,14 +235,14 @@ bool stepstat_gpu(const struct stepstat *ss, unsigned gpu, double now, struct st
 {
     memset(out, 0, sizeof *out);
     unsigned long long hist[RECORD_STEP_NBINS] = {0};
-    double sums[3] = {0}, span = 0;
+    double sums[3] = {0};
     bool any = false;
     for (unsigned i = 0; i < ss->n; i++)
         if (stepstat_on(ss->p[i], gpu) && ss->p[i]->id.last_t > now - ss->window_s) {
-            span = fmax(span, stepstat_window(ss, ss->p[i], now, out, hist, sums));
+            stepstat_window(ss, ss->p[i], now, out, hist, sums);
             any = true;
         }
-    stepstat_finish(out, hist, span, sums);
+    stepstat_finish(out, hist, sums);
     return any;
 }
 
@@ -267,7 +260,8 @@ bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fi
         out->in_wait_s += b->in_wait, out->in_compute_s += b->in_compute;
         sums[0] += b->step_s, sums[1] += b->wait_s, sums[2] += b->timed, dt = fmax(dt, b->dt);
     }
-    stepstat_finish(out, NULL, dt, sums);   /* per GPU per record: no 512-bin histogram to walk */
+    stepstat_finish(out, NULL, sums);   /* per GPU per record: no 512-bin histogram to walk */
+    out->rate = dt > 0 ? sums[2] / dt : NAN;   /* the chart's: steps per second of the record's interval */
     return any;
 }
 

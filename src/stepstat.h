@@ -21,7 +21,7 @@
 
 struct stepstat_fig {
     double steps;                 /* steps ended */
-    double rate;                  /* steps per second */
+    double rate;                  /* steps per second of training: of in_wait_s + in_compute_s */
     double step_mean, p50, p95;   /* seconds, over steps with a known wait; NAN none */
     double wait_mean;             /* seconds of input wait per step; NAN none */
     double wait_share;            /* % of loop time (waiting + computing) spent waiting; NAN none */
@@ -50,7 +50,8 @@ void stepstat_rank(const struct stepstat *ss, unsigned i, double now, struct ste
 /* The window's figures of the processes on GPU gpu (index), merged; false if none reported steps. */
 bool stepstat_gpu(const struct stepstat *ss, unsigned gpu, double now, struct stepstat_fig *out);
 /* The latest record's figures for GPU gpu, summed over its processes (steps, waited, in_wait_s,
- * in_compute_s, step_mean, wait_mean; rate per second of the interval); false if none reported. */
+ * in_compute_s, step_mean, wait_mean; rate here per second of the record's interval); false if none
+ * reported. */
 bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fig *out);
 /* Which processes are on GPU gpu in the latest record, as a number that changes when the set does. */
 unsigned long long stepstat_gpu_set(const struct stepstat *ss, unsigned gpu);

@@ -42,13 +42,13 @@ tls["static_configs"] = [{"targets": [c]}]
 noauth = {k: v for k, v in tls.items() if k != "basic_auth"}
 noauth["job_name"] = "gpumon-noauth"
 cfg = {"global": {"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
-       "rule_files": [t + "/gpumon-alerts.yml", t + "/gpumon-recording.yml"],
+       "rule_files": [t + "/gpumon-alerts.yml", t + "/gpumon-rules.yml"],
        "scrape_configs": [{"job_name": "gpumon", "static_configs": [{"targets": [a, b]}]},
                           {"job_name": "gpumon-faults", "static_configs": [{"targets": [d]}]},
                           tls, noauth]}
 print(json.dumps(cfg, indent=1))   # JSON is YAML
 PYEOF
-cp "$DEPLOY/prometheus/gpumon-alerts.yml" "$DEPLOY/prometheus/gpumon-recording.yml" "$T/"
+cp "$DEPLOY/prometheus/gpumon-alerts.yml" "$DEPLOY/prometheus/gpumon-rules.yml" "$T/"
 start prometheus prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
   --web.listen-address="127.0.0.1:$PP" --log.level=warn
 
@@ -127,11 +127,14 @@ expect_eq "ledger: compute on every busy GPU" "$(qv 'count(gpumon_gpu_time_secon
 expect_eq "ledger: the lost GPU's time is lost" \
   "$(qv 'count(gpumon_gpu_time_seconds_total{job="gpumon-faults",gpu="1",cause="lost"} > 0)')" 1
 for i in $(seq 100); do   # the rules run every second: wait for an evaluation with two scrapes in it
-  [ -n "$(qv 'cause:gpumon_gpu_time_seconds:rate5m{cause="compute"} > 0')" ] && break
+  [ "$(qv 'count(instance:gpumon_gpu_time_seconds:rate5m{cause="compute"} > 0)')" = 4 ] && break
   sleep 0.1
 done
-expect_match "recording rule: cluster GPUs computing" "$(qv 'cause:gpumon_gpu_time_seconds:rate5m{cause="compute"}')" "^[0-9.]+$"
-expect_eq "recording rule: per node" "$(qv 'count(instance_cause:gpumon_gpu_time_seconds:rate5m{job="gpumon",cause="compute"} > 0)')" 2
+expect_eq "recording rule: each GPU's causes from the ledger" \
+  "$(qv "count(instance_gpu:gpumon_gpu_time_seconds:rate5m{instance=\"$A\"})")" 16
+expect_eq "recording rule: per node, computing (the four nodes)" "$(qv 'count(instance:gpumon_gpu_time_seconds:rate5m{cause="compute"} > 0)')" 4
+expect_match "recording rule: a GPU's causes sum to one GPU-second a second at most" \
+  "$(qv "max(sum by (instance, gpu) (instance_gpu:gpumon_gpu_time_seconds:rate5m{instance=\"$B\"}))")" "^(0\.[0-9]+|1(\.0+)?)(e-[0-9]+)?$"
 # Exporter health.
 expect_eq "exporter fresh" "$(qv 'count(gpumon_exporter_snapshot_age_seconds{job="gpumon"} < 1)')" 2
 expect_eq "exporter last success recent" "$(qv 'count(time() - gpumon_exporter_last_success_timestamp_seconds{job="gpumon"} < 5)')" 2

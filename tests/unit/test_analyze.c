@@ -58,7 +58,8 @@ static struct analyze_gpu_stats stats(struct analyzer *a)
 static struct analyze_config config(double window)
 {
     return (struct analyze_config){.window_s = window, .idle_util = 5, .mem_high = 90, .min_samples = 5,
-                                   .min_coverage = 80, .startup_s = 60, .steps_min = 10};
+                                   .min_coverage = 80, .startup_s = 60, .steps_min = 10, .busy_util = 40,
+                                   .pause_s = 5, .sm_idle = 5};
 }
 
 /* Two GPUs at 90%, and the given processes' steps: each takes step seconds, wait of it waiting. */
@@ -342,6 +343,125 @@ static void test_idle_gap_phase(void **state)
     }
 }
 
+/* One record at t for GPU 0 with its sub-second peak, and GPM SM activity and DRAM (NAN: none). */
+static void feed_full(struct analyzer *a, double t, int util, double idle, int umax, double sm, double dram)
+{
+    memset(gpus, 0, sizeof gpus);
+    memset(&rec, 0, sizeof rec);
+    rec.time.tv_sec = (time_t)t;
+    rec.ngpus = 1;
+    rec.gpus = gpus;
+    set_i(&gpus[0], M_UTIL_GPU, util);
+    set_i(&gpus[0], M_UTIL_MAX, umax);
+    gpus[0].v[M_UTIL_IDLE] = (struct value){.state = VS_OK, .u.f = idle};
+    if (!isnan(sm)) {
+        gpus[0].v[M_GPM_SM_ACTIVE] = (struct value){.state = VS_OK, .u.f = sm};
+        gpus[0].v[M_GPM_DRAM_ACTIVE] = (struct value){.state = VS_OK, .u.f = dram};
+    }
+    set_i(&gpus[0], M_MEM_USED, 500);
+    set_i(&gpus[0], M_MEM_TOTAL, 1000);
+    set_i(&gpus[0], M_PROC_COUNT, 1);
+    gpus[0].nprocs = 1;
+    analyze_feed(a, &rec);
+}
+
+/* Stops: a checkpoint whose copies to the host blip the GPU (sub-second peaks under busy.util) is one
+ * stop; a burst of real work ends one; the busy time before each (since the previous stop, or the first
+ * record) tells a pause from a stall that recurs; a kernel that waits (GPM: SMs and DRAM idle under a
+ * busy utilization) is idle. */
+static void test_stops(void **state)
+{
+    (void)state;
+    struct analyze_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    double t = 1000;
+    for (int i = 0; i < 40; i++)
+        feed_full(a, t++, 95, 0, 98, NAN, NAN);
+    for (int i = 0; i < 24; i++)   /* 24 s of checkpoint, a copy every third second (idle 60%, peak 25%) */
+        feed_full(a, t++, i % 3 == 2 ? 20 : 0, i % 3 == 2 ? 60 : 100, i % 3 == 2 ? 25 : 0, NAN, NAN);
+    for (int i = 0; i < 6; i++)
+        feed_full(a, t++, 95, 0, 98, NAN, NAN);
+    struct analyze_gpu_stats s = stats(a);
+    assert_true(s.stops == 1);
+    if (!(fabs(s.stop_max_s - 20.8) < 0.01 && fabs(s.stop_busy_before_s - 39) < 1e-9))
+        fail_msg("stop: %.2f s idle, %.2f s after the first record", s.stop_max_s, s.stop_busy_before_s);
+    assert_true(s.idle_gaps == 1);   /* the copies do not cut it into gaps either */
+    assert_true(fabs(s.busy_util - 95) < 1e-9);
+    struct analyze_stop st[ANALYZE_STOPS];
+    assert_int_equal(analyze_gpu_stops(a, 0, st), 1);
+    assert_true(fabs(st[0].end - 1063) < 1e-9 && fabs(st[0].start - 1039) < 1e-9);
+    /* a burst of real work (peak 90%) inside: two stretches, each under pause.seconds here: no stop */
+    analyze_free(a);
+    a = analyze_new(&c);
+    t = 2000;
+    for (int i = 0; i < 20; i++)
+        feed_full(a, t++, 95, 0, 98, NAN, NAN);
+    for (int i = 0; i < 9; i++)
+        feed_full(a, t++, i == 4 ? 60 : 0, i == 4 ? 40 : 100, i == 4 ? 90 : 0, NAN, NAN);
+    feed_full(a, t++, 95, 0, 98, NAN, NAN);
+    s = stats(a);
+    assert_true(s.stops == 0 && s.idle_gaps == 2);
+    /* stalls that recur: 6 s of work, 10 s of waiting, over and over: each stop 6 s after the previous */
+    analyze_free(a);
+    a = analyze_new(&c);
+    t = 3000;
+    for (int k = 0; k < 6; k++) {
+        for (int i = 0; i < 6; i++)
+            feed_full(a, t++, 95, 0, 98, NAN, NAN);
+        for (int i = 0; i < 10; i++)
+            feed_full(a, t++, 0, 100, 0, NAN, NAN);
+    }
+    feed_full(a, t++, 95, 0, 98, NAN, NAN);
+    s = stats(a);
+    assert_true(s.stops == 2);
+    assert_true(fabs(s.stop_busy_before_s - 6) < 1e-9);
+    assert_int_equal(analyze_gpu_stops(a, 0, st), 6);
+    /* a kernel that waits: utilization 100%, SMs and DRAM under sm.idle: idle, a stop, idle for as long */
+    analyze_free(a);
+    a = analyze_new(&c);
+    t = 4000;
+    for (int i = 0; i < 20; i++)
+        feed_full(a, t++, 99, 0, 100, 80, 40);
+    for (int i = 0; i < 15; i++)
+        feed_full(a, t++, 100, 0, 100, 2, 1);
+    s = stats(a);
+    if (!(fabs(s.idle_share - 50) < 1e-9 && fabs(s.spin_share - 50) < 1e-9 && s.stops == 1 &&
+          fabs(s.idle_for_s - 14) < 1e-9))
+        fail_msg("spin: idle %.1f%%, spin %.1f%%, %.0f stops, idle for %.1f s", s.idle_share, s.spin_share, s.stops,
+                 s.idle_for_s);
+    assert_true(s.stop_going);
+    feed_full(a, t++, 100, 0, 100, 5, 1);   /* SM activity at sm.idle: working */
+    s = stats(a);
+    assert_true(s.idle_for_s == 0 && !s.stop_going);
+    feed_full(a, t++, 0, 100, 0, 0, 0);      /* a short gap going on: no stop yet */
+    feed_full(a, t++, 0, 100, 0, 0, 0);
+    assert_false(stats(a).stop_going);
+    analyze_free(a);
+}
+
+/* A notebook's kernel holds the GPU only where every process on it is one (the sampler's flag). */
+static void test_notebook(void **state)
+{
+    (void)state;
+    struct analyze_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    feed_full(a, 5000, 0, 100, 0, NAN, NAN);
+    assert_false(stats(a).notebook);
+    memset(gpus, 0, sizeof gpus);
+    rec.time.tv_sec = 5001;
+    set_i(&gpus[0], M_UTIL_GPU, 0);
+    set_i(&gpus[0], M_PROC_COUNT, 2);
+    gpus[0].nprocs = 2;
+    gpus[0].procs[0].notebook = gpus[0].procs[1].notebook = true;
+    analyze_feed(a, &rec);
+    assert_true(stats(a).notebook);
+    gpus[0].procs[1].notebook = false;
+    rec.time.tv_sec = 5002;
+    analyze_feed(a, &rec);
+    assert_false(stats(a).notebook);   /* a training job beside the notebook */
+    analyze_free(a);
+}
+
 /* A start seen in the log (memory from unused to used) is when the job started (the rules give it
  * startup.seconds of grace); a log that begins with the job already running has none; giving the GPU up
  * makes the next use a new start. */
@@ -568,6 +688,8 @@ int main(void)
         cmocka_unit_test(test_window_and_coverage),
         cmocka_unit_test(test_idle_gaps),
         cmocka_unit_test(test_idle_gap_phase),
+        cmocka_unit_test(test_stops),
+        cmocka_unit_test(test_notebook),
         cmocka_unit_test(test_job_start),
         cmocka_unit_test(test_memory_recent_slope),
         cmocka_unit_test(test_memory_trend_and_oom),

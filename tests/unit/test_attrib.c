@@ -3,7 +3,8 @@
  * of /proc/PID/cgroup texts as each runtime writes them, cgroup v1 and v2
  * (fixtures from docker, containerd and cri-o under Kubernetes with the
  * cgroupfs and systemd drivers, podman, nerdctl), what must not be taken
- * for a container, and the user from a fake /proc; and the accounting of
+ * for a container, and the user from a fake /proc; the framework a process
+ * tree runs, from its maps; and the accounting of
  * GPU time by job and user (account.c): shares, energy, eviction.
  */
 #include <stdarg.h>
@@ -114,6 +115,77 @@ static void test_read(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The framework a job runs, from the maps of its process tree (a fake /proc: sh 100 -> python 101 with
+ * PyTorch mapped, -> 102 a DataLoader worker; 200 someone else's TensorFlow; 300 a tree without one). */
+static void fake_proc(const char *dir, int pid, int ppid, const char *maps)
+{
+    char p[256], stat[256];
+    snprintf(p, sizeof p, "%s/%d", dir, pid);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/%d/stat", dir, pid);
+    snprintf(stat, sizeof stat, "%d (py thon) S %d %d %d 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 %d 1000000 250\n",
+             pid, ppid, pid, pid, 1000 + pid);
+    write_file(p, stat);
+    snprintf(p, sizeof p, "%s/%d/maps", dir, pid);
+    write_file(p, maps);
+}
+
+static void test_framework(void **state)
+{
+    (void)state;
+    const char *libc = "7f0000000000-7f0000001000 r-xp 00000000 08:01 1234 /usr/lib/x86_64-linux-gnu/libc.so.6\n";
+    assert_int_equal(host_parse_maps_framework(libc), HOST_FW_UNKNOWN);
+    assert_int_equal(host_parse_maps_framework("7f00-7f01 r-xp 00000000 08:01 9 /usr/lib/python3/dist-packages/torch/"
+                                               "lib/libtorch_cpu.so\n"), HOST_FW_TORCH);
+    assert_int_equal(host_parse_maps_framework("7f00-7f01 r--p 00000000 08:01 9 /opt/venv/lib/python3.8/site-packages/"
+                                               "tensorflow/libtensorflow_framework.so.2\n"), HOST_FW_TENSORFLOW);
+    assert_int_equal(host_parse_maps_framework("7f00-7f01 r-xp 00000000 08:01 9 /opt/venv/lib/python3.11/site-packages/"
+                                               "jaxlib/xla_extension.so\n"), HOST_FW_JAX);
+    assert_int_equal(host_parse_maps_framework("7f00-7f01 rw-p 00000000 00:00 0 [heap]\n"), HOST_FW_UNKNOWN);
+    /* a name elsewhere than the path is no library: an anonymous mapping named like one */
+    assert_int_equal(host_parse_maps_framework("7f00-7f01 rw-p 00000000 00:00 0 [anon:libtorch_cpu.so]\n"),
+                     HOST_FW_UNKNOWN);
+    char dir[] = "/tmp/gpumon-fw-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    fake_proc(dir, 100, 1, libc);
+    fake_proc(dir, 101, 100, "7f00-7f01 r-xp 00000000 08:01 9 /usr/lib/libtorch_python.so\n");
+    fake_proc(dir, 102, 101, libc);
+    fake_proc(dir, 200, 1, "7f00-7f01 r-xp 00000000 08:01 9 /x/_pywrap_tensorflow_internal.so\n");
+    fake_proc(dir, 300, 1, libc);
+    fake_proc(dir, 301, 300, libc);
+    /* a notebook's kernel, by its command line (NUL-separated arguments) */
+    char p[256];
+    snprintf(p, sizeof p, "%s/100/cmdline", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fwrite("python3\0-m\0ipykernel_launcher\0-f\0/run/kernel-1.json\0", 1, 52, f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/100/status", dir);
+    write_file(p, "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
+    struct host_attrib at;
+    assert_true(host_attrib_read(dir, 100, &at));
+    assert_true(at.notebook);
+    snprintf(p, sizeof p, "%s/101/status", dir);
+    write_file(p, "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
+    assert_true(host_attrib_read(dir, 101, &at));   /* no command line: not known to be one */
+    assert_false(at.notebook);
+    assert_true(host_is_notebook_command("/usr/bin/python3 /usr/local/lib/python3.10/colab_kernel_launcher.py"));
+    assert_true(host_is_notebook_command("python -m spyder_kernels.console -f kernel.json"));
+    assert_false(host_is_notebook_command("/usr/bin/python3"));
+    assert_false(host_is_notebook_command("jupyter-lab --port 8888"));
+    struct host_sample h;
+    host_init(&h);
+    h.proc_path = dir;
+    assert_int_equal(host_job_framework(&h, 100), HOST_FW_TORCH);
+    assert_int_equal(host_job_framework(&h, 200), HOST_FW_TENSORFLOW);
+    assert_int_equal(host_job_framework(&h, 300), HOST_FW_UNKNOWN);
+    assert_int_equal(host_job_framework(&h, 999), HOST_FW_UNKNOWN);   /* gone */
+    host_close(&h);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_account(void **state)
 {
     (void)state;
@@ -163,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_runtimes),
         cmocka_unit_test(test_not_containers),
         cmocka_unit_test(test_read),
+        cmocka_unit_test(test_framework),
         cmocka_unit_test(test_account),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,25 @@ static void test_startup_pause_stall(void **state)
     ledger_free(l);
 }
 
+/* A notebook's kernel holding memory between cells: its long stop is idle (notebook-idle), not stalled. */
+static void test_notebook(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    struct ledger_totals t;
+    for (int i = 0; i <= 400; i++) {
+        struct ledger_point p = pt(i, i >= 100 ? 1 : 0.02, true);
+        p.notebook = true;
+        ledger_feed(l, 0, &p);
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    near(t.s[LC_IDLE], 301, 1e-9, "a notebook between cells: idle (the intervals ending at points 100-400)");
+    near(t.s[LC_STALLED], 0, 1e-9, "not stalled");
+    ledger_free(l);
+}
+
 static void test_idle_lost_throttled(void **state)
 {
     (void)state;
@@ -178,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_startup_pause_stall),
+        cmocka_unit_test(test_notebook),
         cmocka_unit_test(test_idle_lost_throttled),
         cmocka_unit_test(test_input_wait),
         cmocka_unit_test(test_gaps_and_text),

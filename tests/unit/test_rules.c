@@ -60,6 +60,8 @@ static struct analyze_gpu_stats base(void)
     s.step_best_p50 = s.step_best_t = s.util_in_wait = s.util_in_compute = s.sm_in_wait = s.sm_in_compute = NAN;
     s.proc_wait = s.others_wait = s.proc_p50 = s.others_p50 = NAN;
     s.proc_ratio = s.proc_wait_gap = s.slower_ratio = s.slower_wait_gap = NAN;
+    s.stop_busy_before_s = s.busy_util = NAN;
+    s.best_util = s.best_sm = s.best_clock = s.best_wait = NAN;
     return s;
 }
 
@@ -315,6 +317,25 @@ static void test_gpm(void **state)
     assert_true(holds(&s, "memory-bound"));
     s.sm_active_mean = 60;
     assert_false(holds(&s, "memory-bound"));
+    /* DRAM at its practical peak (dram.saturated): memory-bound whatever the SMs do, beside healthy */
+    s = with_gpm(98, 70, 18, 79.9);
+    assert_false(holds(&s, "memory-bound"));
+    assert_true(holds(&s, "healthy"));
+    s.dram_mean = 80;
+    assert_true(holds(&s, "memory-bound"));
+    assert_true(holds(&s, "healthy"));
+    assert_false(holds(&s, "busy-underused"));
+    assert_false(holds(&s, "no-tensor-cores"));
+    /* a kernel that waits (SMs and DRAM idle under a busy utilization) is no small-kernel job */
+    s = with_gpm(99, 2, 0, 1);
+    assert_true(holds(&s, "busy-underused"));
+    s.spin_share = 10;   /* swing.idle_share of the window waiting in a kernel */
+    assert_false(holds(&s, "busy-underused"));
+    s.spin_share = 9.9;
+    assert_true(holds(&s, "busy-underused"));
+    s.stops = 1;         /* or the window holds a pause (ranks waiting on rank 0's evaluation) */
+    s.stop_busy_before_s = 200;
+    assert_false(holds(&s, "busy-underused"));
     /* a healthy Hopper job */
     s = with_gpm(98, 85, 45, 50);
     assert_true(holds(&s, "healthy"));
@@ -354,6 +375,13 @@ static void test_straggler_unused(void **state)
     s.procs = 1;
     s.mem_last = s.mem_min = s.mem_max = 600;
     assert_true(holds(&s, "straggler"));
+    /* its process just exited, memory freed (a trial that stopped early, a rank that died): the window still
+     * holds its busy time, but the GPU has left the job: no straggler */
+    s.procs = 0;
+    s.mem_last = 49;
+    assert_false(holds(&s, "straggler"));
+    s.mem_last = 50;   /* memory still held (a container hides the process list): still in the job */
+    assert_true(holds(&s, "straggler"));
 }
 
 /* Start-up and pauses are not input stalls. */
@@ -372,32 +400,84 @@ static void test_startup_and_pause(void **state)
     cfg.t[T_STARTUP_S] = 58;              /* a shorter start-up: over before the window began */
     assert_true(holds(&s, "input-bound"));
     cfg.t[T_STARTUP_S] = 60;
-    /* one 15 s stop in 30 s, 94% around it, with the CPU busy writing: a pause (info), not input-bound-cpu */
+    /* one 15 s stop in 30 s, 94% around it, 170 s after the previous one, with the CPU busy writing: a
+     * pause (info), not input-bound-cpu */
     s = base();
     s.util_mean = 47;
     s.util_peak = 96;
     s.idle_share = 50;
     s.idle_gaps = 1;
     s.idle_gap_max_s = 15;
+    s.stops = 1;
+    s.stop_max_s = s.stop_idle_s = 15;
+    s.stop_busy_before_s = 170;
+    s.busy_util = 94;
     s.job_ok = true;
     s.ncpus = 16;
     s.job_cpu = s.job_cpu_top = 1.0;
     assert_true(holds(&s, "pause"));
     assert_false(holds(&s, "input-bound-cpu"));
+    s.util_mean = 70;                     /* the window mostly busy: the pause still holds, healthy beside it */
+    assert_true(holds(&s, "pause"));
+    assert_true(holds(&s, "healthy"));
+    s.util_mean = 47;
     s.idle_for_s = 5;                     /* the stop still lasts: no verdict yet, neither pause nor input */
     assert_false(holds(&s, "pause"));
     assert_false(holds(&s, "input-bound-cpu"));
     s.idle_for_s = 4.9;
     assert_true(holds(&s, "pause"));
     s.idle_for_s = 0;
-    s.idle_gap_max_s = 4.9;               /* shorter than pause.seconds */
+    s.stop_going = true;                  /* still in it (a quiet point: no burst of work yet) */
+    assert_false(holds(&s, "pause"));
+    s.stop_going = false;
+    s.busy_util = 69;                     /* not busy around it */
+    assert_false(holds(&s, "pause"));
+    s.busy_util = 94;
+    s.idle_share = 50 + 100 * 3.0 / 30;   /* 3 s idle besides the stop: under swing.idle_share (10%) of 30 s */
+    assert_false(holds(&s, "pause"));
+    s.idle_share = 50 + 100 * 2.9 / 30;
+    assert_true(holds(&s, "pause"));
+    s.idle_share = 50;
+    assert_int_equal(rules_stop_kind(&s, &cfg), RULE_STOP_PAUSE);   /* what the ledger reads */
+    s.stop_busy_before_s = 60;            /* pause.apart after the one before: still isolated */
+    assert_true(holds(&s, "pause"));
+    struct analyze_stop st = {.busy_before_s = 60};
+    assert_true(rules_stop_is_pause(&st, &cfg));
+    st.busy_before_s = 59.9;
+    assert_false(rules_stop_is_pause(&st, &cfg));
+    st.busy_before_s = NAN;
+    assert_true(rules_stop_is_pause(&st, &cfg));
+    s.stop_busy_before_s = 59.9;          /* it came back sooner: the stall recurs, the input's */
     assert_false(holds(&s, "pause"));
     assert_true(holds(&s, "input-bound-cpu"));
-    s.idle_gap_max_s = 15;
-    s.idle_gaps = 3;                      /* recurring: a swing, input-bound */
+    assert_int_equal(rules_stop_kind(&s, &cfg), RULE_STOP_RECURS);
+    s.stop_busy_before_s = NAN;           /* the first stop of a log that began in it: not known to recur */
+    assert_true(holds(&s, "pause"));
+    s.stop_busy_before_s = 170;
+    s.stops = 0;                          /* no stop of pause.seconds (a shorter gap): input */
+    assert_int_equal(rules_stop_kind(&s, &cfg), RULE_STOP_NONE);
     assert_false(holds(&s, "pause"));
     assert_true(holds(&s, "input-bound-cpu"));
-    s.idle_gaps = 2;
+    s.stops = 1;
+    s.idle_gaps = 4;                      /* a window that holds a pause is no input verdict, swing or not */
+    assert_false(holds(&s, "input-bound-cpu"));
+    assert_false(holds(&s, "input-bound"));
+    s.idle_gaps = 1;
+    /* the start-up goes on while memory grows (compilation), for the input rules; not for memory pressure */
+    s = base();
+    s.util_mean = 45;
+    s.util_peak = 80;
+    s.idle_share = 30;
+    s.idle_gaps = 4;
+    s.job_start_t = s.now - 120;          /* past its first 60 s */
+    assert_true(holds(&s, "input-bound"));
+    s.mem_slope = 20.0 / 30;              /* memory grew 2% of the total over the window: still compiling */
+    assert_false(holds(&s, "input-bound"));
+    s.job_start_t = s.now - 330;          /* up to startup.max (300 s) */
+    assert_true(holds(&s, "input-bound"));
+    s.job_start_t = s.now - 120;
+    s.mem_slope = 19.9 / 30;
+    assert_true(holds(&s, "input-bound"));
     s.util_mean = 34;                     /* around the stops only 68%: not a busy job pausing */
     assert_false(holds(&s, "pause"));
 }
@@ -477,6 +557,13 @@ static void test_straggler_stalled_idle(void **state)
     assert_true(holds(&s, "idle"));
     s.mem_last = 50;
     assert_true(holds(&s, "stalled"));
+    /* a notebook's kernel between cells: not hung */
+    s.procs = 1;
+    s.notebook = true;
+    assert_false(holds(&s, "stalled"));
+    assert_true(holds(&s, "notebook-idle"));
+    s.idle_for_s = 119.9;
+    assert_false(holds(&s, "notebook-idle"));
 }
 
 /* Step evidence: the TensorFlow Profiler's 5% and 20% bounds, and it outranks utilization's inference. */
@@ -537,9 +624,10 @@ static void test_steps_shape(void **state)
     s.steps.p95 = 0.24;
     assert_true(holds(&s, "step-jitter"));
     s.steps.p95 = 0.15;
-    /* slowing: p50 at 1.3x the best of a window that ended at least a window ago */
+    /* slowing: p50 at 1.3x the best of a window that ended at least a window ago, the GPU doing less */
     s.step_best_p50 = 0.1;
     s.step_best_t = s.now - 30;
+    s.best_util = 70;   /* 10 points busier then */
     s.steps.p50 = 0.1299;
     assert_false(holds(&s, "steps-slowing"));
     s.steps.p50 = 0.13;
@@ -547,6 +635,23 @@ static void test_steps_shape(void **state)
     s.step_best_t = s.now - 29;   /* the best is this very window */
     assert_false(holds(&s, "steps-slowing"));
     s.step_best_t = s.now - 30;
+    s.best_util = 69.9;   /* as busy as then, at its clocks: each step does more work (a longer sequence) */
+    assert_false(holds(&s, "steps-slowing"));
+    s.sm_active_mean = 72, s.best_sm = 80;   /* 10% fewer SMs at work */
+    assert_true(holds(&s, "steps-slowing"));
+    s.best_sm = 79.9;
+    assert_false(holds(&s, "steps-slowing"));
+    s.sm_active_mean = s.best_sm = NAN;
+    s.best_clock = 1400 / 0.9;   /* the SM clock 10% down */
+    assert_true(holds(&s, "steps-slowing"));
+    s.best_clock = 1400;
+    s.best_wait = s.steps.wait_share - 10;   /* waiting 10 points more */
+    assert_true(holds(&s, "steps-slowing"));
+    s.best_wait = NAN;
+    s.thermal_share = 20;   /* throttled */
+    assert_true(holds(&s, "steps-slowing"));
+    s.thermal_share = 0;
+    s.best_util = 70;
     s.steps.waited = 9;
     assert_false(holds(&s, "steps-slowing"));
     /* slow-rank: the analysis measures each GPU's slowest process against the others; the rule speaks
