@@ -188,8 +188,9 @@ static void diag_evaluate(struct diag *d)
 }
 
 /* The record's GPUs into the ledger: each one's point as the analysis read it, and whether an input
- * verdict holds on it as the rules judged it last. */
-static void diag_ledger_feed(struct diag *d, const struct record *r)
+ * verdict holds on it as the rules judged it last. (Not inlined: bench/ledger_cost.py counts its
+ * instructions.) */
+__attribute__((noinline)) static void diag_ledger_feed(struct diag *d, const struct record *r)
 {
     bool job = r->host[M_JOB_PROCS].state == VS_OK;   /* gpumon run: its job runs from the first record */
     double steps = 0;

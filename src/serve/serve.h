@@ -50,7 +50,7 @@ void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record
  * [{"gpu","uuid","rule","severity","title","evidence","advice","first","held_s"}], most severe first. */
 void serve_diag_json(struct sbuf *b, const struct diag *d, const struct record *rec);
 /* The ledger of GPU time by cause so far (ledger.h's JSON, the decided seconds; gpu_seconds also counts
- * the undecided ones) as ,"ledger":{...}; nothing before the first interval. */
+ * the undecided ones) as ,"ledger":{...}; nothing before the first interval or without a diag (NULL). */
 void serve_diag_ledger_json(struct sbuf *b, const struct diag *d);
 
 /* One collection: sample, feed the rules, publish. */

@@ -247,6 +247,8 @@ void serve_diag_json(struct sbuf *b, const struct diag *d, const struct record *
 void serve_diag_ledger_json(struct sbuf *b, const struct diag *d)
 {
     struct ledger_totals t;
+    if (!d)
+        return;
     ledger_run(diag_ledger(d), &t);
     if (t.gpu_seconds <= 0)
         return;

@@ -113,7 +113,7 @@ static void test_points_and_wrap(void **state)
     cJSON *hist = cJSON_GetObjectItem(s, "history");
     assert_int_equal(cJSON_GetObjectItem(hist, "points")->valueint, 60);
     assert_int_equal(cJSON_GetObjectItem(hist, "bytes")->valueint, 60 * 80);
-    assert_null(cJSON_GetObjectItem(s, "ledger"));   /* the hook writes nothing yet */
+    assert_null(cJSON_GetObjectItem(s, "ledger"));   /* fed without a diagnosis: no ledger */
     assert_null(cJSON_GetObjectItem(s, "job"));
     cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "record"), "gpus"), 0);
     assert_int_equal(cJSON_GetObjectItem(g0, "utilization.gpu")->valueint, 100);
