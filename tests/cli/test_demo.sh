@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/demo on the simulated GPUs (this build, as it is: DEMO_BUILD_DIR), shortened (DEMO_STEPS, and
 # a short window and start-up through the arguments it passes to gpumon run): the loop under gpumon
-# run ends with the summary, the input-wait verdict and its advice; the fixed loop and gpumon compare
+# run ends with the summary (the ledger first), the input-wait verdict and its advice; the fixed loop and gpumon compare
 # follow; it says where the report is (written), how to see the same GPUs with nvidia-smi from another
 # shell (the command it prints works, while nothing plays the scenario too), and how to run a real job.
 . "$(dirname "$0")/lib.sh"
@@ -11,6 +11,7 @@ all=$(cat "$T/err" "$T/out")
 expect_eq "demo: status" "$rc" 0
 expect_match "demo: says it runs on the simulated GPUs" "$all" "running on the bundled simulated GPUs instead"
 expect_match "demo: the summary" "$all" "Summary: [0-9]+ s of records"
+expect_match "demo: the ledger first" "$all" "GPU time by cause \(1 GPU, .*"$'\n'"  compute .*"$'\n'"  input wait .* steps up to [0-9.]+x faster if the input kept up"
 expect_match "demo: the verdict" "$all" "WARNING +input-wait"
 expect_match "demo: the advice" "$all" "advice: The loop spends this share of its time waiting"
 expect_match "demo: the steps" "$all" "waiting for input (39|40|41)% of the time"
