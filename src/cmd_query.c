@@ -162,7 +162,11 @@ static int query_set(void *ctx, int key, const char *v)
             return query_bad(o->as_smi, "Invalid combination of input arguments: -i \"%s\" names no GPU.", v);
         o->ids = v;
         return 0;
-    case Q_FILE: o->file = v; return 0;
+    case Q_FILE:
+        if (!*v)
+            return query_bad(o->as_smi, "%s", "Option \"-f\" needs a file name, not an empty one.");
+        o->file = v;
+        return 0;
     case Q_LOOP_MS:
         if (util_parse_uint(v, 86400000, &n) != 0 || n < 10)
             return query_bad(o->as_smi, "Invalid loop interval \"%s\": give milliseconds, from 10 to 86400000.", v);
@@ -444,9 +448,10 @@ static int query_run(const struct query_opts *o)
     char err[512];
     sbuf_init(&b);
     memset(&rec, 0, sizeof rec);
-    if (out_open(&out, o->file, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        rc = EXIT_RUNTIME;
+    if ((rc = out_open(&out, o->file, sig_pending, query_signals, err, sizeof err)) != 0) {
+        if (rc != OUT_STOPPED)   /* stopped before the first answer: exit 0, as a loop's end */
+            fprintf(stderr, "%s\n", err);
+        rc = rc == OUT_STOPPED ? EXIT_OK : EXIT_RUNTIME;
         goto out_nvml;
     }
     struct stat st;
