@@ -272,6 +272,9 @@ static void query_apps(struct sbuf *b, const struct record *r, const enum query_
     static const struct value none = {.state = VS_NONE};
     for (unsigned gi = 0; gi < r->ngpus; gi++) {
         const struct record_gpu *g = &r->gpus[gi];
+        if (g->procs_omitted)   /* the rows stay nvidia-smi's; the cap is said beside them */
+            util_warn("GPU %u runs %u processes; the %u using the most memory are listed (%u left out)", g->index,
+                      g->nprocs + g->procs_omitted, g->nprocs, g->procs_omitted);
         for (unsigned p = 0; p < g->nprocs; p++) {
             const struct record_proc *pr = &g->procs[p];
             if (pr->kinds && !(pr->kinds & NVML_PROC_COMPUTE))

@@ -18,8 +18,6 @@
 #include <string.h>
 #include "nvml.h"
 
-#define SMI_MAX_PROCS 1024
-
 /* Calls an NVML getter of one output of type T into *out, keeping the code. */
 #define SMI_GET(out, fn, T, ...)                                                  \
     do {                                                                          \
@@ -134,10 +132,12 @@ static int smi_proc_cmp(const void *a, const void *b)
 
 static void smi_read_procs(struct smi_snapshot *s, const struct smi_gpu *g, nvmlDevice_t h)
 {
-    struct nvml_process p[SMI_MAX_PROCS];
-    unsigned n = 0;
-    if (nvml_processes(h, p, SMI_MAX_PROCS, &n) != NVML_SUCCESS || n == 0)
+    struct nvml_process *p = NULL;
+    unsigned n = 0, cap = 0;
+    if (nvml_processes(h, &p, &cap, &n) != NVML_SUCCESS || n == 0) {
+        free(p);
         return;
+    }
     s->procs = xrealloc(s->procs, (s->nprocs + n) * sizeof *s->procs);
     for (unsigned i = 0; i < n; i++) {
         struct smi_proc *q = &s->procs[s->nprocs++];
@@ -147,6 +147,7 @@ static void smi_read_procs(struct smi_snapshot *s, const struct smi_gpu *g, nvml
             q->name[0] = '\0';
         q->name[sizeof q->name - 1] = '\0';
     }
+    free(p);
 }
 
 void smi_read(struct smi_snapshot *s, bool full)
