@@ -177,7 +177,7 @@ code() { curl -s -o /dev/null -w '%{http_code}' --cacert "$T/ca.crt" "$@" "https
 expect_eq "https without credentials" "$(code)" 401
 expect_eq "https with a wrong password" "$(code -u "$EXAMPLE_USER:wrong")" 401
 expect_eq "https with the example credentials" "$(code -u "$EXAMPLE_USER:$EXAMPLE_PASSWORD")" 200
-expect_eq "plain http to the TLS port" "$(curl -s -o /dev/null -w '%{http_code}' "http://$C/metrics")" 000
+expect_eq "plain http to the TLS port" "$(curl -s -o /dev/null -w '%{http_code}' "http://$C/metrics")" 400
 
 for n in prometheus healthy straggler xid lost; do stop "$n"; done
 done_tests

@@ -196,10 +196,45 @@ expect_eq "wrong password" "$(code -u prometheus:wrong "https://127.0.0.1:$PORT/
 expect_eq "unknown user" "$(code -u alice:s3cret "https://127.0.0.1:$PORT/metrics")" 401
 expect_match "challenge" "$(curl -sk -D - -o /dev/null "https://127.0.0.1:$PORT/metrics")" 'WWW-Authenticate: Basic realm="gpumon"'
 expect_eq "health also needs credentials" "$(code "https://127.0.0.1:$PORT/health")" 401
-expect_eq "plain HTTP refused on the TLS port" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" 000
+# plain HTTP on the TLS port: a 400 in plain text that says what the port speaks, then closed
+expect_eq "plain HTTP refused on the TLS port" "$(curl -s -o "$T/plain.txt" -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" 400
+expect_match "and told why" "$(cat "$T/plain.txt")" "this port speaks TLS: use https://"
 expect_eq "TLS 1.1 refused" "$(code --tls-max 1.1 -u prometheus:s3cret "https://127.0.0.1:$PORT/metrics")" 000
 expect_eq "certificate verifies" "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$T/cert.pem" -u prometheus:s3cret \
   "https://127.0.0.1:$PORT/metrics")" 200
+kill "$LASTPID"; wait "$LASTPID"
+
+# --- what is not HTTP, or not valid HTTP/1.1 ---------------------------------
+# Junk and a TLS handshake on the plain port are closed at once, not held until the idle timeout
+# (60 s here: the client gives up at 30, so a held connection fails the check); HTTP/1.1 without Host,
+# or with a space before a header's colon, is a 400 (RFC 9112); HTTP/1.0 needs no Host.
+serve strict --interval 100ms --web.timeout 60s
+"$PY" - "$PORT" <<'PYEOF' && ok || fail "junk and TLS on the plain port, requests without Host (above)"
+import socket, sys
+port = int(sys.argv[1])
+def exchange(data, wait=30):
+    s = socket.create_connection(("127.0.0.1", port), timeout=wait)
+    s.sendall(data)
+    try:
+        reply = s.recv(200)   # b"": closed; an HTTP reply otherwise
+    except ConnectionResetError:
+        reply = b""
+    except socket.timeout:
+        reply = b"(held)"
+    s.close()
+    return reply
+hello = bytes.fromhex("16030100a5010000a10303") + bytes(32) + b"\x00\x00\x02\x13\x01\x01\x00"
+for name, data in (("TLS ClientHello", hello), ("binary junk", b"\x00\xff\xfe\x01\x02\x03")):
+    got = exchange(data)
+    assert got == b"", "%s on the plain port: %r, expected the connection closed" % (name, got)
+for name, req, want in (("HTTP/1.1 without Host", b"GET /metrics HTTP/1.1\r\n\r\n", b"HTTP/1.1 400"),
+                        ("Host : x", b"GET /metrics HTTP/1.1\r\nHost : x\r\n\r\n", b"HTTP/1.1 400"),
+                        ("HTTP/1.0 without Host", b"GET /health HTTP/1.0\r\n\r\n", b"HTTP/1.1 200"),
+                        ("HTTP/1.1 with Host", b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                         b"HTTP/1.1 200")):
+    got = exchange(req)
+    assert got.startswith(want), "%s: %r, expected %r" % (name, got[:40], want)
+PYEOF
 kill "$LASTPID"; wait "$LASTPID"
 
 # bad web configs: exit 2, a message naming the problem, and no server left
@@ -218,6 +253,10 @@ printf 'tls_server_config:\n  cert_file: cert.pem\n' | bad "no key" "both cert_f
 printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  min_version: TLS9\n' | bad "bad version" "TLS9"
 printf 'basic_auth_user:\n  bob: x\n' | bad "misspelt key" '"basic_auth_user": unknown'
 printf 'tls_server_config: [\n' | bad "not YAML" "not valid YAML"
+# a web config that asks for nothing: the user wanted protection, so gpumon does not start without it
+printf '' | bad "an empty web config" "the file is empty: it configures neither TLS nor basic auth"
+printf '# TLS later\n' | bad "a web config of comments" "the file is empty"
+printf 'basic_auth_users:\n' | bad "basic_auth_users with nobody" "basic_auth_users: names no user, so nothing would be protected"
 "$PY" -c 'print("basic_auth_users: " + "[" * 40000 + "]" * 40000)' | bad "nested 40,000 deep" "nested more than 16 levels deep"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key2.pem" -out /dev/null -days 1 -subj /CN=x > /dev/null 2>&1
 printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key2.pem\n' | bad "key of another cert" "cannot be used together"
