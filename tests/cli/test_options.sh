@@ -102,4 +102,15 @@ done
 for opt in window threshold list-rules report; do
   expect_match "man page mentions --$opt" "$man" -- "--$opt"
 done
+# Every help fits 80 columns: gpumon's own and every command's (they reached 127), listed from
+# gpumon --help so a new command is checked too; gpumon -h is the global help, as --help is.
+commands=$("$GPUMON" --help | awk '/^Commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {exit}')
+expect_match "the commands listed" "$(echo $commands)" "^watch query serve top run diagnose report$"
+for c in "" $commands; do
+  out=$("$GPUMON" $c --help 2>&1)
+  expect_eq "gpumon${c:+ $c} --help: lines over 80 columns" \
+    "$(printf '%s\n' "$out" | awk 'length($0) > 80 {n++; if (!w) w = $0} END {print n + 0 (w ? ": " w : "")}')" 0
+done
+expect_eq "gpumon -h is the global help" "$("$GPUMON" -h)" "$("$GPUMON" --help)"
+expect_match "gpumon watch -h is watch's" "$("$GPUMON" watch -h)" "^Usage: gpumon watch "
 done_tests
