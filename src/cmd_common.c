@@ -164,7 +164,7 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
     struct nvml_failure why;
     if (nvml_open(path, &why) != 0) {
         const char *sc = getenv("GPUMON_SIM_SCENARIO");
-        if (o->sim && why.cause == NVML_CAUSE_INIT && why.code == NVML_ERROR_UNKNOWN) {
+        if (why.sim_invalid) {
             /* the simulator printed the file, line and problem just above */
             fprintf(stderr, "gpumon: the simulated GPUs could not start: %s%s%s is not a valid scenario (see the "
                     "line above; the format: docs/scenario-format.md)\n", sc && *sc ? "\"" : "",
@@ -183,6 +183,15 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
                 sc && *sc ? "scenario " : "built-in default scenario", sc && *sc ? sc : "");
     }
     unsigned count = 0;
+    bool simulated = o->sim || (nvml.dl && dlsym(nvml.dl, GPUMON_SIM_CLOCK_SYMBOL));
+    if (require_gpu && simulated && (nvml.get_count(&count) != NVML_SUCCESS || count == 0)) {
+        const char *sc = getenv("GPUMON_SIM_SCENARIO");
+        fprintf(stderr, "gpumon: the simulated scenario %s%s%s declares no GPU, so there is nothing to watch; give "
+                "one with gpu blocks (--scenario healthy; the format: docs/scenario-format.md)\n",
+                sc && *sc ? "\"" : "", sc && *sc ? sc : "(GPUMON_SIM_*)", sc && *sc ? "\"" : "");
+        nvml_close();
+        return EXIT_NO_GPU;
+    }
     if (require_gpu && (nvml.get_count(&count) != NVML_SUCCESS || count == 0)) {
         fprintf(stderr, "gpumon: NVML %s%s%sreports no GPU on this machine. In a container, start it with GPUs "
                 "(docker run --gpus all, or NVIDIA_VISIBLE_DEVICES); on a host, check that the GPUs are "

@@ -62,7 +62,7 @@ const struct cmd_entry cmd_query_entry = {
                "(also what gpumon does when invoked as nvidia-smi)",
     .about = "Answer nvidia-smi style queries in nvidia-smi's CSV format (also when gpumon is\n"
              "invoked as nvidia-smi, which also prints nvidia-smi's summary table without a query\n"
-             "and its GPU list with -L, both with -i IDS and -l SEC). Options take their value\n"
+             "and its GPU list with -L, both with -i IDS and -l SEC or -lms MS). Options take their value\n"
              "after = or as the next word.",
     .opts = (const struct opt *const[]){query_opts, cmd_nvml_opts, NULL},
     .style = OPT_SMI,
@@ -465,7 +465,8 @@ static int query_run(const struct query_opts *o)
         if (o->as_smi)
             printf("No devices were found\n");
         else
-            fprintf(stderr, "No GPU matches -i %s: %s\n", o->ids, err);
+            /* the sampler words it for --gpus; here the option is -i */
+            fprintf(stderr, "gpumon query: -i %s: %s\n", o->ids, strncmp(err, "--gpus: ", 8) ? err : err + 8);
         rc = o->as_smi ? NVML_ERROR_NOT_FOUND : EXIT_USAGE;
         goto out;
     }

@@ -66,6 +66,9 @@ static int watch_set(void *ctx, int key, const char *v)
     switch (key) {
     case W_INTERVAL: return cmd_parse_interval("watch", v, &o->interval_ms);
     case W_COUNT:
+        if (*v && !v[strspn(v, "0123456789")] && strspn(v, "0") < strlen(v) &&
+            util_parse_uint(v, 1ull << 62, &o->count) != 0)
+            return opt_usage_error("watch", "--count: %.200s is too large (at most %llu)", v, 1ull << 62);
         if (util_parse_uint(v, 1ull << 62, &o->count) != 0 || o->count == 0)
             return opt_usage_error("watch", "--count: \"%.200s\" is not a positive integer", v);
         return 0;

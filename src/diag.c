@@ -286,8 +286,8 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         double dur = t->last_t - t->first_t;
         if (analyze_nnodes(d->an) > 1)
             sbuf_printf(b, "%s ", t->host);
-        sbuf_printf(b, "GPU %u  %s  (%llu samples over %.0f s)\n", t->index, t->name[0] ? t->name : "?", t->samples,
-                    dur);
+        sbuf_printf(b, "GPU %u  %s  (%llu sample%s over %.0f s)\n", t->index, t->name[0] ? t->name : "?", t->samples,
+                    t->samples == 1 ? "" : "s", dur);
         if (t->n_util)
             sbuf_printf(b, "  utilization mean %.1f%%  p50 %.0f%%  p95 %.0f%%  idle %.1f%%", sum / (double)t->n_util,
                         p50, p95, t->idle_sum / (double)t->n_util);

@@ -56,6 +56,8 @@ struct nvml_failure {
     enum nvml_cause cause;
     int code;                 /* NVML return code where there is one */
     char message[1024];       /* one line: cause and what to do */
+    bool simulator;           /* the library is gpumon's simulator */
+    bool sim_invalid;         /* ... and it refused its scenario (it said why on stderr) */
 };
 
 /* Opens and initializes NVML. path may be NULL (then $GPUMON_NVML, then the

@@ -102,7 +102,7 @@ expect_match "TERM=dumb: why" "$(cat "$T/err.dumb")" "^gpumon top: this terminal
 expect_eq "no NVML library: watch's status" "$(wait_rc nolib)" "$wrc"
 expect_eq "no NVML library: watch's line" "$(cat "$T/err.nolib")" "$(cat "$T/watch.err")"
 expect_eq "zero GPUs: exit" "$(wait_rc zero)" 5
-expect_match "zero GPUs: why" "$(cat "$T/err.zero")" "reports no GPU on this machine"
+expect_match "zero GPUs: why" "$(cat "$T/err.zero")" "simulated scenario .*zero-gpus.scn\" declares no GPU"
 
 # A hung NVML call: the screen goes on (the clock and the age move), the header says how old the data
 # is, and q ends top at once with the terminal given back, the stuck sampler left behind after 2 s.

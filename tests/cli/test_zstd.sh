@@ -66,6 +66,17 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.zst" bs=1 seek=200 con
 "$GPUMON" diagnose "$T/bad.zst" > /dev/null 2> "$T/err"; rc=$?
 expect_eq "damaged .zst: exit" "$rc" 1
 expect_match "damaged .zst: message" "$(cat "$T/err")" "bad.zst.*(damaged|not JSON|malformed|wrong type|incomplete)"
+# damage far into a log is placed near where it is (it used to be "near byte 0"): between the last
+# byte that decoded and the end of a 4 KiB slice
+GPUMON_SIM_SPEED=20 gp watch --interval 1s --count 200 --format jsonl --output "$T/long.jsonl.zst" 2> /dev/null
+size=$(stat -c %s "$T/long.jsonl.zst")
+[ "$size" -gt 12000 ] && ok || fail "a 200-record compressed log of $size bytes: too small to damage at 10000"
+cp "$T/long.jsonl.zst" "$T/far.zst"
+printf '\377\377\377\377\377\377\377\377' | dd of="$T/far.zst" bs=1 seek=10000 conv=notrunc 2>/dev/null
+"$GPUMON" diagnose "$T/far.zst" > /dev/null 2> "$T/err"; expect_eq "damage at byte 10000: exit" "$?" 1
+range=$(sed -n 's/.*damaged between bytes \([0-9]*\) and \([0-9]*\).*/\1 \2/p' "$T/err")
+"$PY" -c 'import sys; a, b = map(int, sys.argv[1:3]); assert a <= 10000 < b and a > 0 and b - a <= 8192, (a, b)' $range \
+  && ok || fail "damage at byte 10000 placed at bytes '$range': $(cat "$T/err")"
 "$GPUMON" diagnose "$T" > /dev/null 2> "$T/err"; expect_eq "a directory: exit" "$?" 1
 expect_match "a directory: message" "$(cat "$T/err")" "is a directory"
 "$PY" -c 'import sys; sys.stdout.buffer.write(b"{" + b" " * 200_000_000)' 2>/dev/null |
