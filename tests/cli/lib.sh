@@ -58,6 +58,8 @@ wait_for() {
     sleep 0.05
   done
 }
+# free_port: a TCP port nothing listens on now
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # lines FILE: its number of lines (0 when it does not exist yet)
 lines() { if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 done_tests() {

@@ -35,7 +35,9 @@ n=$(zstd -dcq "$T/run.jsonl.zst" | wc -l); [ "$n" -ge 10 ] && ok || fail "run .z
 # kill -9: every finished record is readable; the end is a warning, not an error.
 GPUMON_SIM_SCENARIO="$SCENARIO" "$GPUMON" watch --nvml "$SIM" --interval 10ms --format jsonl \
   --output "$T/k.jsonl.zst" 2>/dev/null &
-pid=$!; sleep 1.5; kill -9 $pid; wait $pid 2>/dev/null
+pid=$!
+wait_for "20 records" '[ "$(zstd -dcq "$T/k.jsonl.zst" 2> /dev/null | wc -l)" -ge 20 ]'
+kill -9 $pid; wait $pid 2>/dev/null
 n=$(zstd -dcq "$T/k.jsonl.zst" 2>/dev/null | wc -l)
 [ "$n" -ge 20 ] && ok || fail "kill -9: only $n records readable"
 "$GPUMON" diagnose "$T/k.jsonl.zst" --format json > "$T/k.json" 2> "$T/k.err"; rc=$?
@@ -51,7 +53,11 @@ PYEOF
 # SIGHUP rotation: the old file's frame is ended, the new file starts its own.
 GPUMON_SIM_SCENARIO="$SCENARIO" "$GPUMON" watch --nvml "$SIM" --interval 20ms --format jsonl \
   --output "$T/r.jsonl.zst" 2>/dev/null &
-pid=$!; sleep 0.6; mv "$T/r.jsonl.zst" "$T/r.jsonl.zst.1"; kill -HUP $pid; sleep 0.6; kill -TERM $pid; wait $pid
+pid=$!
+wait_for "records before the rotation" '[ "$(zstd -dcq "$T/r.jsonl.zst" 2> /dev/null | wc -l)" -ge 3 ]'
+mv "$T/r.jsonl.zst" "$T/r.jsonl.zst.1"; kill -HUP $pid
+wait_for "records after it" '[ "$(zstd -dcq "$T/r.jsonl.zst" 2> /dev/null | wc -l)" -ge 3 ]'
+kill -TERM $pid; wait $pid
 zstd -t -q "$T/r.jsonl.zst.1" && ok || fail "rotation: the old file's frame was not ended"
 zstd -t -q "$T/r.jsonl.zst" && ok || fail "rotation: the new file is not complete zstd"
 # appending to an existing .zst adds a frame; the whole file reads on
