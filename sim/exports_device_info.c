@@ -11,7 +11,7 @@
  *   gonvml exporters        GetMinorNumber (resolved at start-up: the
  *                           library is refused without it), on every scrape
  *   nvidia-ml-py's smi      GetVbiosVersion, GetMinorNumber, GetBAR1MemoryInfo
- *   GetArchitecture         the facts sheet's identity family (§7)
+ *   GetArchitecture         docs/nvml-facts.md §5, §7
  * The other client calls live in exports_modes.c, exports_mig.c,
  * exports_fields.c, exports_process.c (MPS lists) and exports_power.c
  * (limits); NVML_CLIENT_FUNCTIONS in nvml_abi.h lists them all.

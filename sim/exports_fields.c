@@ -1,5 +1,5 @@
 /*
- * exports_fields.c: nvmlDeviceGetFieldValues (facts §19).
+ * exports_fields.c: nvmlDeviceGetFieldValues (docs/nvml-facts.md §19).
  *
  * One table maps each field id the simulator knows to the family that can
  * switch it off, the first driver profile that has it, its value type and

@@ -2,7 +2,7 @@
  * exports_gpm.c: GPM (GPU performance metrics): support query, sample
  * alloc/free/get, metrics over a pair of samples.
  *
- * As the facts sheet has it: both structs take the raw version 1 (the
+ * As docs/nvml-facts.md §23 has it: both structs take the raw version 1 (the
  * size|ver word answers 25), boards before Hopper answer the support query
  * with isSupportedDevice 0 and their SampleGet with 3, a scenario's
  * "unsupported gpm" / "no_permission gpm" answers 3 / 4 everywhere, and

@@ -1,5 +1,5 @@
 /*
- * exports_mig.c: MIG mode and MIG device enumeration (facts §22).
+ * exports_mig.c: MIG mode and MIG device enumeration (docs/nvml-facts.md §22).
  *
  * Boards with MIG (the board table's mig_max: A100 and H100/H200 7, A30 4,
  * Blackwell data-centre parts 7) report the scenario's "mig on|off

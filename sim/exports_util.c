@@ -8,7 +8,7 @@
  * samples within 1 s of the newest one, and per-process smUtil splits that
  * same mean between the running processes by their util= shares (scaled
  * down when the shares add up to more than 100%), so the two agree.
- * Protocols follow the facts sheet: GetSamples sizes with a NULL buffer
+ * Protocols follow docs/nvml-facts.md (§18, §17, §16): GetSamples sizes with a NULL buffer
  * (SUCCESS + count), ProcessUtilization with a NULL buffer (7 + a
  * capacity), and both answer 6 when nothing is newer than lastSeen.
  */

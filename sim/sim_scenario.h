@@ -138,7 +138,7 @@ enum sim_family {
 };
 extern const char *const sim_family_table[SIM_F_COUNT];
 
-/* What a GPU with MIG on answers 3 to (facts §22): utilization rates, encoder/decoder, process
+/* What a GPU with MIG on answers 3 to (docs/nvml-facts.md §22): utilization rates, encoder/decoder, process
  * utilization, and the GetSamples types that read them. */
 #define SIM_F_MIG_OFF ((1u << SIM_F_UTILIZATION) | (1u << SIM_F_ENCODER) | (1u << SIM_F_DECODER) | \
                        (1u << SIM_F_PROCESS_UTILIZATION))

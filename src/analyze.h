@@ -1,63 +1,158 @@
 /*
- * analyze.h: windowed statistics per GPU, the figures the rules judge.
+ * analyze.h: the analysis: figures per GPU over a sliding window and over
+ * the whole run, measured, never judged (rules.h judges them).
  *
  * The analyzer is fed records (live from the sampler, or from logread) in
  * time order and keeps, per GPU, only the points inside the sliding window
  * (a ring, at most ANALYZE_MAX_POINTS) plus a few scalars of history (when
  * memory was first used and first near full, since when the GPU is idle,
- * XIDs seen), so memory is bounded whatever the run's length. The host
- * side (job CPU, iowait) has a window of its own. analyze_stats() computes
- * the stats struct that every rule reads: computed once per evaluation,
- * figures only, no wording. Whole-run aggregates for the summary (exact
- * utilization percentiles from a 101-bin histogram, peak memory, time
- * throttled) are kept alongside.
+ * when its job started, XIDs seen), so memory grows with the GPUs, not with
+ * the run. The host side (job CPU, iowait) has a window per node.
+ *
+ * What a figure is, is data: a point has one column per metric it reads
+ * (enum analyze_col, from analyze_columns[]), and a window figure is a row
+ * of analyze_window_figures[] (analyze_fig.c) saying which column it
+ * reduces and how (mean, min, max, last, a share of time, a percentile...),
+ * into which field of struct analyze_gpu_stats. The exporter, gpumon top
+ * and the rules' documentation walk the same rows. Figures no reduction
+ * describes (idle gaps, the memory trend, process exits, steps, the slow
+ * process, peers, nodes) are computed by small named functions
+ * (analyze_window.c). The whole run is summarized the same way into
+ * struct analyze_summary (analyze_run_figures[]), which the summary's text
+ * and JSON and the report render from one table (diag_summary.c).
  */
 #ifndef GPUMON_ANALYZE_H
 #define GPUMON_ANALYZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "clock_reasons.h"
 #include "record.h"
-#include "rules.h"
 #include "account.h"
 #include "stepstat.h"
+#include "util.h"
 
-#define ANALYZE_MAX_GPUS 64
 #define ANALYZE_MAX_POINTS 65536
 #define ANALYZE_MAX_XIDS 8
 
+/* What the analysis needs to measure: the window, and the thresholds that define a measurement (what
+ * counts as idle, as near-full memory, as a covered window, as the start-up, as enough steps). The rules
+ * fill it from their threshold table (rules_analyze_config); the thresholds that decide verdicts stay with
+ * the rules. window_s is first: the threshold table's offset 0 means "the analysis does not read it". */
+struct analyze_config {
+    double window_s;
+    double idle_util;       /* % utilization under which a sample is idle */
+    double mem_high;        /* % of memory from which it is near full (mem_high_t) */
+    double min_samples;     /* a full window ("enough"): at least this many points, */
+    double min_coverage;    /* spanning this % of the window */
+    double startup_s;       /* a job's first seconds on a GPU: their windows do not set the run's best step */
+    double steps_min;       /* steps with a known wait a process needs in the window to be compared */
+};
+
+/* The columns of a window point: one number per record, NAN where the record lacks it. */
+enum analyze_col {
+    AC_UTIL,            /* utilization.gpu, % */
+    AC_UTIL_MAX,        /* the driver's sub-second maximum, % */
+    AC_IDLE,            /* share of the record's interval idle, 0-1 (the driver's, else from AC_UTIL) */
+    AC_MEM_USED,        /* MiB */
+    AC_MEM_TOTAL,
+    AC_TEMP,            /* C */
+    AC_POWER,           /* W */
+    AC_POWER_LIMIT,     /* the enforced limit, else the configured one */
+    AC_SM_CLOCK,        /* MHz */
+    AC_SM_CLOCK_MAX,
+    AC_PCIE_TX,         /* KB/s */
+    AC_PCIE_RX,
+    AC_SM_ACTIVE,       /* GPM, % */
+    AC_SM_OCCUPANCY,
+    AC_TENSOR,
+    AC_DRAM,
+    AC_FP32,
+    AC_IN_WAIT,         /* seconds of the record's interval the job's loop on this GPU waited (stepstat.h) */
+    AC_IN_COMPUTE,      /* ... computed */
+    AC_COUNT,
+    AC_NONE = AC_COUNT  /* a figure's gate: every point */
+};
+
+/* How a figure reduces its column over the points (where the gate column is known too). */
+enum analyze_how {
+    AH_MEAN,            /* mean; NAN without points */
+    AH_MIN,
+    AH_MAX,
+    AH_LAST,            /* the latest point's */
+    AH_COUNT,           /* how many points have it */
+    AH_HIST_MEAN,       /* from the column's histogram of whole percents (AC_UTIL, AC_UTIL_MAX) */
+    AH_HIST_PCT,        /* nearest-rank percentile .pct of that histogram */
+    AH_REASONS,         /* % of the points with clock event reasons known where a reason of .group is active;
+                         * 0 without points */
+    AH_SLOPE,           /* least-squares slope per second; 0 without two points */
+    AH_SLOPE_LATER,     /* the same over the later half of the window */
+    AH_CUSTOM,          /* computed by a function of analyze_window.c, named in the row's .how_text */
+};
+
+#define AF_GPM 1u           /* a GPM figure: shown where GPM covers the window (gpm_covered) */
+#define AF_NONE_ZERO 2u     /* 0, not NAN, without points */
+
+/* A window figure: one row of analyze_window_figures[]. */
+struct analyze_figure {
+    const char *key;                /* stable name (snake_case): the exporter's gauge, the docs */
+    size_t offset;                  /* its double in struct analyze_gpu_stats */
+    enum analyze_col col, gate;     /* the column reduced, over the points where gate is known too */
+    enum analyze_how how;
+    double pct;                     /* AH_HIST_PCT */
+    enum clock_reason_group group;  /* AH_REASONS */
+    unsigned flags;                 /* AF_* */
+    const char *how_text;           /* AH_CUSTOM: what computes it */
+    const char *label;              /* how gpumon top names it ("utilization mean"); NULL: not shown there */
+    const char *unit;               /* "%", "s", "MiB", ... */
+    const char *export_help;        /* a gauge of the exporter (gpumon_diagnosis_window_KEY_ratio, a % as 0-1);
+                                     * NULL: not exported */
+};
+
+struct analyze_gpu_stats;
+extern const struct analyze_figure analyze_window_figures[];
+extern const int analyze_nwindow_figures;
+/* The figure of row f in s. */
+double analyze_figure_value(const struct analyze_figure *f, const struct analyze_gpu_stats *s);
+/* Whether row f of s is to be shown: known, and for a GPM figure, GPM covers the window. */
+bool analyze_figure_shown(const struct analyze_figure *f, const struct analyze_gpu_stats *s);
+
+/* The window figures of one GPU. The rules read the named fields; rows of analyze_window_figures[]
+ * say how most of them are computed (the rest: analyze_window.c). */
 struct analyze_gpu_stats {
     unsigned index;
     char name[96];
     double now, window_s, span_s;      /* time of the latest point; span the window's points cover */
     unsigned n;                        /* points in the window */
-    bool enough;                       /* enough data for window rules */
+    bool enough;                       /* a full window: min_samples points over min_coverage of it */
     /* utilization (% of time a kernel ran) */
     unsigned n_util;
     double util_mean, util_p5, util_p50, util_p95, util_peak;  /* peak: p95 of the sub-second maxima */
     double idle_share;                 /* % of the window idle (driver sub-second samples where logged) */
-    unsigned idle_gaps;
+    double idle_gaps;                  /* idle stretches in the window */
     double idle_gap_mean_s, idle_gap_max_s;
     double idle_for_s;                 /* how long the GPU has been idle without a break, 0 if busy */
     /* memory (MiB) */
     bool mem_ok;
     double mem_total, mem_last, mem_min, mem_max, mem_slope;   /* slope: MiB per second */
+    double mem_recent_slope;           /* MiB per second over the later half of the window */
     double mem_first_use_t, mem_high_t;  /* first use (>= 1%), start of the current near-full stretch; 0: none */
     int procs;                         /* processes on the GPU at the latest point, -1 unknown */
-    double oom_t, oom_mem_share;       /* a process ended while memory was this full (%); oom_t 0: none */
+    double exit_t, exit_mem_share;     /* the process exit of the window with the most memory in use just
+                                        * before (% of total; the latest of equals); exit_t 0: none */
     /* clocks, power, temperature, PCIe */
     unsigned n_reasons;
     double reason_share[CLOCK_REASON_COUNT];   /* % of the window each reason (clock_reasons.h) was active */
     double thermal_share, power_share; /* % of the window any thermal / power reason was active */
-    double temp_max, power_mean, power_limit, sm_mean, sm_max_clock;
+    double temp_max, power_mean, power_limit, sm_clock_mean, sm_clock_max;
     double pcie_tx_mean, pcie_rx_mean; /* KB/s; NAN unknown */
     /* GPM (Hopper and newer): means over the window's points that have them; NAN none */
-    unsigned n_gpm;                    /* points with GPM SM activity */
+    double n_gpm;                      /* points with GPM SM activity */
+    bool gpm_covered;                  /* GPM covers the window as a full window must (min_samples, min_coverage) */
     double sm_active_mean, sm_occupancy_mean, tensor_mean, dram_mean, fp32_mean;
     int gpm_code;                      /* why GPM is missing (NVML code) at the latest point; 0 ok, -1 not logged */
-    /* start-up and pauses */
-    bool warmup;                       /* the window reaches back into the job's first startup.seconds */
-    double mem_recent_slope;           /* MiB per second over the later half of the window */
+    /* the job's start on this GPU */
+    double job_start_t;                /* memory went from unused to used here (a start seen); 0: none */
     /* faults */
     bool lost;
     double lost_t;
@@ -81,39 +176,64 @@ struct analyze_gpu_stats {
     double step_best_p50, step_best_t; /* the fastest p50 of an earlier full window, and when; NAN none */
     double util_in_wait, util_in_compute;   /* mean utilization while the loop waited / computed; NAN unknown */
     double sm_in_wait, sm_in_compute;       /* the same of SM activity (GPM) */
-    /* a job of several processes: the slowest against the others (its GPU's stats only; pid 0: none) */
-    int slow_pid, slow_rank;
+    /* a job of several processes (the same WORLD_SIZE, each with steps_min steps in the window): the one on
+     * this GPU that is slowest against the median of the others (by ratio + wait gap / 100); pid 0: none */
     unsigned job_ranks;
-    double slow_p50, others_p50, slow_wait, others_wait;
+    int proc_pid, proc_rank;
+    double proc_p50, others_p50, proc_wait, others_wait;
+    double proc_ratio;                 /* proc_p50 / others_p50 (0 when they have none) */
+    double proc_wait_gap;              /* proc_wait - others_wait, points */
+    double slower_ratio, slower_wait_gap;   /* the highest of each among the job's processes that rank slower
+                                             * than this one; NAN: none does */
 };
 
-/* Whole-run figures for the summary. */
-struct analyze_gpu_total {
+/* Whole-run figures of one GPU, computed once (analyze_summary): every summary renders this. NAN: unknown. */
+struct analyze_summary {
     unsigned index;
-    char host[64];                     /* its node's hostname */
-    char name[96];
-    double first_t, last_t;
-    unsigned long long samples, n_util;
-    unsigned long long hist[101];      /* records per whole-percent utilization */
-    double idle_sum;                   /* sum of per-record idle shares (%) */
-    double mem_peak, mem_total, throttled_s, lost_t;
-    unsigned long long n_gpm, n_tensor, n_dram;   /* records with GPM SM, tensor, DRAM activity */
-    double sm_active_sum, tensor_sum, dram_sum;
-    int gpm_code;                      /* latest reason GPM was missing (NVML code); 0 ok, -1 never logged */
-    char who[320];                     /* its jobs, users, containers, pods when last known ("" never) */
+    unsigned twin;                          /* 0: the only GPU of its node and index; else its place (1, 2, ...)
+                                             * among those (the index came back with another UUID) */
+    const char *host, *name, *uuid, *who;   /* the analyzer's strings; "" unknown */
+    double first_t, last_t, duration_s;
+    double samples;
+    double n_util, util_sum;                      /* records with utilization, the sum of their whole percents */
+    double util_mean, util_p50, util_p95, idle_share;
+    double mem_peak, mem_total, mem_peak_share;   /* NAN without a known total */
+    double throttled_s, throttled_share;          /* time a thermal or power reason was active */
+    bool gpm;                                     /* some record had GPM SM activity */
+    int gpm_code;                                 /* why not (NVML code): 0, or -1 the log has no GPM fields */
+    double sm_active_mean, tensor_mean, dram_mean;
 };
+
+/* A whole-run figure: one row of analyze_run_figures[], reduced over every record (AH_MEAN, AH_MIN, AH_MAX,
+ * AH_LAST, AH_COUNT, AH_HIST_*: of AC_UTIL; AH_CUSTOM: analyze_summary computes it). */
+struct analyze_run_figure {
+    const char *key;
+    size_t offset;                  /* its double in struct analyze_summary */
+    enum analyze_col col, gate;
+    enum analyze_how how;
+    double pct;
+    const char *how_text;
+};
+extern const struct analyze_run_figure analyze_run_figures[];
+extern const int analyze_nrun_figures;
 
 struct analyzer;
 
-struct analyzer *analyze_new(const struct rule_config *c);
+struct analyzer *analyze_new(const struct analyze_config *c);
 void analyze_free(struct analyzer *a);
 /* Adds one record. Records earlier than the latest are ignored. */
 void analyze_feed(struct analyzer *a, const struct record *r);
-/* Number of GPUs seen so far (in order of first appearance). */
+/* Number of GPUs seen so far (in order of first appearance; a new UUID at an index is a new GPU). */
 unsigned analyze_ngpus(const struct analyzer *a);
-/* Computes the stats of every GPU at the latest point into out[ngpus]. */
+/* The analyzer's number of the i-th GPU of record r (as analyze_feed saw it); -1 none. */
+int analyze_gpu_of(const struct analyzer *a, const struct record *r, unsigned i);
+/* Computes the window figures of every GPU at the latest point into out[analyze_ngpus()]. */
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out);
-const struct analyze_gpu_total *analyze_total(const struct analyzer *a, unsigned i);
+/* The whole-run figures of the i-th GPU. */
+void analyze_summary(const struct analyzer *a, unsigned i, struct analyze_summary *out);
+/* The i-th GPU's index and node name. */
+unsigned analyze_gpu_index(const struct analyzer *a, unsigned i);
+const char *analyze_gpu_host(const struct analyzer *a, unsigned i);
 /* Time of the latest record, seconds since the epoch (0 before any). */
 double analyze_now(const struct analyzer *a);
 /* GPU time by job and user over the whole run. */
@@ -124,7 +244,8 @@ const struct stepstat *analyze_steps(const struct analyzer *a);
 unsigned analyze_nnodes(const struct analyzer *a);
 const char *analyze_node_name(const struct analyzer *a, unsigned i);
 const struct stepstat *analyze_node_steps(const struct analyzer *a, unsigned i);
-/* Nearest-rank percentile (0-100) of a 101-bin histogram holding n values. */
+/* Nearest-rank percentile (0-100) and mean of a 101-bin histogram holding n values (NAN when n is 0). */
 double analyze_hist_percentile(const unsigned long long *hist, unsigned long long n, double pct);
+double analyze_hist_mean(const unsigned long long *hist, unsigned long long n);
 
 #endif

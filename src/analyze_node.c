@@ -4,7 +4,7 @@
  * node's host figures and training processes apart, since a pid or an
  * iowait means nothing on another machine, and compares the nodes: a node
  * whose GPUs run well below those of the others slows every step of a
- * data-parallel job.
+ * data-parallel job. Nodes are kept in an array that grows as they appear.
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,19 +40,20 @@ int analyze_cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-struct analyze_node *analyze_node_for(struct analyze_node *nodes, unsigned *n, const char *hostname,
-                                      double window_s)
+struct analyze_node *analyze_node_for(struct analyzer *a, const char *hostname)
 {
     const char *name = hostname ? hostname : "";
-    for (unsigned i = 0; i < *n; i++)
-        if (!strncmp(nodes[i].name, name, sizeof nodes[i].name - 1))
-            return &nodes[i];
-    if (*n == ANALYZE_MAX_NODES)
-        return NULL;
-    struct analyze_node *node = &nodes[(*n)++];
+    for (unsigned i = 0; i < a->nnodes; i++)
+        if (!strncmp(a->nodes[i].name, name, sizeof a->nodes[i].name - 1))
+            return &a->nodes[i];
+    if (a->nnodes == a->ncap) {
+        a->ncap = a->ncap ? 2 * a->ncap : 4;
+        a->nodes = xrealloc(a->nodes, a->ncap * sizeof *a->nodes);
+    }
+    struct analyze_node *node = &a->nodes[a->nnodes++];
     memset(node, 0, sizeof *node);
     snprintf(node->name, sizeof node->name, "%s", name);
-    node->steps = stepstat_new(window_s);
+    node->steps = stepstat_new(a->cfg.window_s);
     return node;
 }
 
@@ -111,7 +112,7 @@ void analyze_node_stats(const struct analyze_node *node, struct analyze_gpu_stat
     s->job_read_kbs = nr ? rd / nr : NAN;
 }
 
-static double analyze_median(double *v, unsigned n)
+double analyze_median(double *v, unsigned n)
 {
     if (n == 0)
         return NAN;
@@ -119,27 +120,67 @@ static double analyze_median(double *v, unsigned n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void analyze_nodes_compare(struct analyze_gpu_stats *out, const unsigned *node, unsigned n, unsigned nnodes,
-                           double idle_util)
+double analyze_median_but(const double *sorted, unsigned n, double x)
 {
-    double med[ANALYZE_MAX_NODES], v[ANALYZE_MAX_GPUS];
-    unsigned with = 0;
+    unsigned out = 0, m = n - 1;
+    while (out < n && sorted[out] != x)
+        out++;
+    if (n < 2 || out == n)
+        return NAN;
+#define ANALYZE_BUT(k) sorted[(k) < out ? (k) : (k) + 1]
+    return m % 2 ? ANALYZE_BUT(m / 2) : (ANALYZE_BUT(m / 2 - 1) + ANALYZE_BUT(m / 2)) / 2;
+#undef ANALYZE_BUT
+}
+
+double analyze_nth(double *v, unsigned n, unsigned k)
+{
+    long lo = 0, hi = (long)n - 1, want = (long)k;
+    while (lo < hi) {   /* Hoare's selection: v[k] ends as the k-th smallest, as after a sort */
+        double pivot = v[lo + (hi - lo) / 2];
+        long i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (want <= j)
+            hi = j;
+        else if (want >= i)
+            lo = i;
+        else
+            break;   /* between the two parts: equal to the pivot */
+    }
+    return v[k];
+}
+
+void analyze_nodes_compare(const struct analyzer *a, struct analyze_gpu_stats *out)
+{
+    unsigned n = a->ngpus, nnodes = a->nnodes, with = 0;
+    double *med = xcalloc(nnodes, sizeof *med), *v = xcalloc(n > nnodes ? n : nnodes, sizeof *v);
     for (unsigned h = 0; h < nnodes; h++) {   /* each node: the median of its GPUs in use */
         unsigned k = 0;
         for (unsigned i = 0; i < n; i++)
-            if (node[i] == h && out[i].enough && !out[i].lost && !isnan(out[i].util_mean) &&
-                (out[i].util_mean >= idle_util || out[i].procs > 0))
+            if (a->gpus[i]->node == h && out[i].enough && !out[i].lost && !isnan(out[i].util_mean) &&
+                (out[i].util_mean >= a->cfg.idle_util || out[i].procs > 0))
                 v[k++] = out[i].util_mean;
         med[h] = analyze_median(v, k);
         with += k > 0;
     }
     for (unsigned i = 0; i < n; i++) {
-        unsigned k = 0;
+        unsigned k = 0, node = a->gpus[i]->node;
         for (unsigned h = 0; h < nnodes; h++)
-            if (h != node[i] && !isnan(med[h]))
+            if (h != node && !isnan(med[h]))
                 v[k++] = med[h];
         out[i].nodes = with;
-        out[i].node_util = med[node[i]];
+        out[i].node_util = med[node];
         out[i].other_nodes_util = analyze_median(v, k);
     }
+    free(med);
+    free(v);
 }

@@ -5,7 +5,7 @@
 
 #include "nvml_abi.h"
 
-_Static_assert(CLOCK_REASON_COUNT == 8, "NVML defines 8 reasons that limit a job's clocks (facts 14)");
+_Static_assert(CLOCK_REASON_COUNT == 8, "NVML defines 8 reasons that limit a job's clocks (docs/nvml-facts.md §14)");
 
 const struct clock_reason clock_reasons[CLOCK_REASON_COUNT] = {
 #define CLOCK_REASON_ROW(P, id, bit, key, label, group, help, smi_help) \
@@ -14,7 +14,7 @@ const struct clock_reason clock_reasons[CLOCK_REASON_COUNT] = {
 #undef CLOCK_REASON_ROW
 };
 
-/* The bits match NVML's (nvml_abi.h, from the facts sheet). */
+/* The bits match NVML's (nvml_abi.h, from docs/nvml-facts.md §14). */
 _Static_assert(NVML_CLOCKS_EVENT_GPU_IDLE == 0x001ull && NVML_CLOCKS_EVENT_APP_CLOCKS == 0x002ull &&
                NVML_CLOCKS_EVENT_SW_POWER_CAP == 0x004ull && NVML_CLOCKS_THROTTLE_HW_SLOWDOWN == 0x008ull &&
                NVML_CLOCKS_EVENT_SYNC_BOOST == 0x010ull && NVML_CLOCKS_EVENT_SW_THERMAL == 0x020ull &&

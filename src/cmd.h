@@ -34,6 +34,10 @@ int cmd_query(int argc, char **argv, bool as_smi);
  * GPU list (-L, --list-gpus), which cmd_smi answers (cmd_smi.c). */
 bool cmd_smi_wants(int argc, char **argv);
 int cmd_smi(int argc, char **argv);
+/* As nvidia-smi (the table, -L and the query alike): opens NVML (path: NULL for the usual search) and
+ * finds a GPU. Returns 0, or nvidia-smi's exit status after its message on standard output (no library
+ * 12, no driver 9, no GPU 6, else cmd_query_smi_status's), gpumon's own reason on standard error. */
+int cmd_smi_open(const char *path);
 /* nvidia-smi's exit status for an NVML return code (cmd_query.c). */
 int cmd_query_smi_status(int code);
 int cmd_serve(int argc, char **argv);

@@ -10,7 +10,9 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cmd.h"
 #include "diag.h"
 #include "exitcodes.h"
@@ -21,7 +23,8 @@
 enum { D_FORMAT = 1 };
 
 static const struct opt diagnose_opts[] = {
-    {"format", "f", "FMT", D_FORMAT, "text (default: timeline of verdict changes and a summary) or json (summary)"},
+    {"format", "f", "FMT", D_FORMAT,
+     "text (default: timeline and summary) or json; with --list-rules: text, markdown or man"},
     {NULL, NULL, NULL, 0, NULL},
 };
 
@@ -34,18 +37,19 @@ const struct cmd_entry cmd_diagnose_entry = {
              "working or no tensor cores (GPM), memory pressure, OOM, throttling, straggler, stalled, GPU lost,\n"
              "XID...) with their evidence and advice. LOG may be - for standard input, and may be\n"
              "zstd-compressed (LOG.jsonl.zst). Reads the log as a stream in constant memory. Several logs, one\n"
-             "per node of a multi-node job, are read as one job, aligned on time: stragglers among all GPUs, a\n"
-             "slow node (slow-node), a summary per node.",
+             "per node of a multi-node job (any number), are read as one job, aligned on time: stragglers among\n"
+             "all GPUs, a slow node (slow-node), a summary per node. One file under two names is refused. A GPU\n"
+             "index that comes back with another UUID is another GPU.",
     .opts = (const struct opt *const[]){diagnose_opts, cmd_analysis_opts, NULL},
     .notes = "Exit status: 0 done (whatever the verdicts), 1 the log cannot be read or has a malformed line,\n"
-             "or the output could not be written, 2 usage. A torn last line (the writer was killed) is ignored\n"
-             "with a warning.",
+             "or the output could not be written, 2 usage (a log given twice, or under two names). A torn last\n"
+             "line (the writer was killed) is ignored with a warning.",
     .signals = (const int[]){0},
     .exec = cmd_diagnose,
 };
 
 struct diagnose_opts {
-    bool json;
+    const char *format;
     struct cmd_analysis_opts ao;
 };
 
@@ -54,13 +58,12 @@ static int diagnose_set(void *ctx, int key, const char *v)
     struct diagnose_opts *o = ctx;
     if (key != D_FORMAT)
         return cmd_analysis_option("diagnose", &o->ao, key, v);
-    if (strcmp(v, "text") && strcmp(v, "json"))
-        return opt_usage_error("diagnose", "--format: unknown format \"%.200s\" (choose text or json)", v);
-    o->json = !strcmp(v, "json");
+    if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "markdown") && strcmp(v, "man"))
+        return opt_usage_error("diagnose", "--format: unknown format \"%.200s\" (choose text or json; with "
+                               "--list-rules, text, markdown or man)", v);
+    o->format = v;
     return 0;
 }
-
-#define DIAGNOSE_MAX_LOGS 64   /* nodes of one job */
 
 /* One node's log and its next record (valid until its reader's next call). */
 struct diagnose_log {
@@ -98,6 +101,28 @@ static void diagnose_on_change(void *ctx, const struct diag_change *ch)
     printf("  %s\n", tl->line.data);
 }
 
+/* The logs are n different files: not one name twice, nor two names (links, paths) of one file, whose
+ * records would each count twice. Returns 0, or -1 with a usage message. */
+static int diagnose_distinct(char **paths, unsigned n)
+{
+    struct stat *st = xcalloc(n, sizeof *st);
+    bool *known = xcalloc(n, sizeof *known);
+    int rc = 0;
+    for (unsigned i = 0; i < n && rc == 0; i++) {
+        known[i] = strcmp(paths[i], "-") && stat(paths[i], &st[i]) == 0;   /* a missing one: its open says why */
+        for (unsigned j = 0; j < i && rc == 0; j++) {
+            if (!strcmp(paths[i], paths[j]))
+                rc = opt_usage_error("diagnose", "\"%.200s\" is given twice", paths[i]);
+            else if (known[i] && known[j] && st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino)
+                rc = opt_usage_error("diagnose", "\"%.200s\" and \"%.200s\" are the same file (a link or another "
+                                     "path to it): each record would count twice", paths[j], paths[i]);
+        }
+    }
+    free(st);
+    free(known);
+    return rc ? -1 : 0;
+}
+
 /* Feeds the records of every log to d in time order (the logs of one job's nodes, aligned on their
  * timestamps: the nodes' clocks are taken as synchronized, as NTP keeps them). Returns 0 at the end of
  * them all, -1 at a log's error (its message in err). */
@@ -130,28 +155,32 @@ static int diagnose_merge(struct diagnose_log *logs, unsigned n, struct diag *d,
 
 int cmd_diagnose(int argc, char **argv)
 {
-    struct diagnose_opts o = {.json = false};
+    struct diagnose_opts o = {.format = "text"};
     cmd_analysis_init(&o.ao);
     int first, rc = opt_parse(&cmd_diagnose_entry, argc, argv, diagnose_set, &o, &first);
     if (rc != 0)
         return rc == OPT_DONE ? EXIT_OK : rc;
+    bool doc = !strcmp(o.format, "markdown") || !strcmp(o.format, "man");
     if (o.ao.list_rules) {
-        rules_print(&o.ao.cfg);
+        if (!strcmp(o.format, "json"))
+            return opt_usage_error("diagnose", "--list-rules prints text, markdown or man, not json");
+        rules_print_doc(stdout, &o.ao.cfg, !strcmp(o.format, "markdown") ? RULES_DOC_MARKDOWN
+                                           : !strcmp(o.format, "man")    ? RULES_DOC_MAN
+                                                                         : RULES_DOC_TEXT);
         return EXIT_OK;
     }
-    bool json = o.json;
+    if (doc)
+        return opt_usage_error("diagnose", "--format %s goes with --list-rules (a diagnosis is text or json)",
+                               o.format);
+    bool json = !strcmp(o.format, "json");
     if (first >= argc)
         return opt_usage_error("diagnose", "give the log to read: gpumon diagnose LOG.jsonl");
     unsigned nlogs = (unsigned)(argc - first);
-    if (nlogs > DIAGNOSE_MAX_LOGS)
-        return opt_usage_error("diagnose", "at most %d logs at once (one per node of a job)", DIAGNOSE_MAX_LOGS);
-    for (int i = first; i < argc; i++)
-        for (int j = first; j < i; j++)
-            if (!strcmp(argv[i], argv[j]))
-                return opt_usage_error("diagnose", "\"%.200s\" is given twice", argv[i]);
+    if (diagnose_distinct(argv + first, nlogs) != 0)
+        return EXIT_USAGE;
 
     char err[1024];
-    struct diagnose_log logs[DIAGNOSE_MAX_LOGS];
+    struct diagnose_log *logs = xcalloc(nlogs, sizeof *logs);
     unsigned opened = 0;
     for (; opened < nlogs; opened++) {
         logs[opened].path = argv[first + (int)opened];
@@ -167,6 +196,7 @@ int cmd_diagnose(int argc, char **argv)
         fprintf(stderr, "gpumon diagnose: %s\n", err);
         for (unsigned i = 0; i < opened; i++)
             logread_close(logs[i].lr);
+        free(logs);
         return err[0] == '"' ? EXIT_USAGE : EXIT_RUNTIME;
     }
     struct diagnose_timeline tl = {.shown = 0};
@@ -209,5 +239,6 @@ int cmd_diagnose(int argc, char **argv)
     sbuf_free(&tl.line);
     for (unsigned i = 0; i < nlogs; i++)
         logread_close(logs[i].lr);
+    free(logs);
     return rc;
 }

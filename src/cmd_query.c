@@ -351,7 +351,7 @@ static int query_smi_handles(const struct sampler *smp, const struct record *rec
 {
     for (unsigned g = 0; g < rec->ngpus; g++) {
         const struct value *st = &rec->gpus[g].v[M_STATE], *bus = &rec->gpus[g].v[M_PCI_BUS_ID];
-        int code = st->state == VS_OK ? (strcmp(st->u.s, "lost") ? 0 : NVML_ERROR_GPU_IS_LOST) : st->code;
+        int code = metric_gpu_lost(rec->gpus[g].v) ? NVML_ERROR_GPU_IS_LOST : st->state == VS_OK ? 0 : st->code;
         if (code == 0 && st->state == VS_OK)
             code = sampler_handle_rc(smp, g);   /* a handle refused for another reason (permission...) */
         if (code == 0 && st->state == VS_OK)
@@ -377,32 +377,7 @@ static int query_open(const struct query_opts *o)
 {
     if (!o->as_smi || o->nvml.sim || o->nvml.scenario)
         return cmd_open_nvml(&o->nvml, true);
-    struct nvml_failure why;
-    if (nvml_open(o->nvml.nvml_path, &why) != 0) {
-        switch (why.cause) {
-        case NVML_CAUSE_NOT_FOUND:
-        case NVML_CAUSE_STUB:
-        case NVML_CAUSE_BAD_LIBRARY:
-            printf("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the "
-                   "NVIDIA Display Driver is properly installed and present in your system.\nPlease also try "
-                   "adding directory that contains libnvidia-ml.so to your system PATH.\n");
-            return NVML_ERROR_LIBRARY_NOT_FOUND;
-        case NVML_CAUSE_DRIVER:
-            printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that "
-                   "the latest NVIDIA driver is installed and running.\n\n");
-            return NVML_ERROR_DRIVER_NOT_LOADED;
-        default:
-            printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
-            return cmd_query_smi_status(why.code);
-        }
-    }
-    unsigned count = 0;
-    if (nvml.get_count(&count) != NVML_SUCCESS || count == 0) {
-        printf("No devices were found\n");
-        nvml_close();
-        return NVML_ERROR_NOT_FOUND;
-    }
-    return 0;
+    return cmd_smi_open(o->nvml.nvml_path);
 }
 
 /* Parses the field list into q: 0, or a usage error's status. */

@@ -91,8 +91,8 @@ int cmd_report(int argc, char **argv)
     int got;
     unsigned long long records = 0;
     while ((got = logread_next(lr, &rec, err, sizeof err)) == 1) {
-        report_feed(rp, &rec);
         diag_feed(d, &rec);
+        report_feed(rp, d, &rec);
         records++;
     }
     rc = EXIT_OK;

@@ -328,7 +328,7 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
         }
         diag_feed(d, &rec);
         if (rp)
-            report_feed(rp, &rec);
+            report_feed(rp, d, &rec);
         if (last)
             break;
         util_next_deadline(&next, step);

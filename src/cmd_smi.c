@@ -2,19 +2,24 @@
  * cmd_smi.c: gpumon invoked as nvidia-smi with no query (the summary
  * table) or with -L / --list-gpus (the GPU list), each for every GPU or
  * those -i/--id names (index, UUID or bus id, comma-separated), once or
- * every -l/--loop SEC seconds (-lms/--loop-ms MS) until interrupted: NVML opened, a snapshot
- * read (smi_read.c), spelled as nvidia-smi spells it (smi_table.c). Every
+ * every -l/--loop SEC seconds (-lms/--loop-ms MS) until interrupted: NVML
+ * opened, the GPUs sampled by the sampler (-i is its selection, as the
+ * query's), a snapshot gathered (smi_read.c), spelled as nvidia-smi spells
+ * it (smi_table.c). Every
  * other nvidia-smi invocation goes to cmd_query.c, which answers the query
  * options and refuses the rest.
  *
  * Failures read as nvidia-smi's do, on standard output, with its exit
- * statuses (its man page: 6 not found, 9 driver not loaded, 15 GPU lost,
- * else the NVML code): no usable library or driver is "NVIDIA-SMI has
- * failed because it couldn't communicate with the NVIDIA driver..." (9),
- * zero GPUs "No devices were found" (6), a GPU whose handle fails one line
- * naming it, before the table of the others (15 lost, 4 no permission:
- * cmd_query_smi_status, as the query says it). gpumon's own diagnosis
- * of a failed start goes to standard error, for whoever reads it.
+ * statuses (its man page: 6 not found, 9 driver not loaded, 12 no library,
+ * 15 GPU lost, else the NVML code). NVML is opened one way for every
+ * nvidia-smi invocation, the query's too (cmd_smi_open): no usable library
+ * is "NVIDIA-SMI couldn't find libnvidia-ml.so library..." (12), no driver
+ * "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA
+ * driver..." (9), zero GPUs "No devices were found" (6); gpumon's own
+ * diagnosis of a failed start goes to standard error, for whoever reads
+ * it. A GPU whose handle fails gets one line naming it, before the table
+ * of the others (15 lost, 4 no permission: cmd_query_smi_status, as the
+ * query says it).
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,11 +30,12 @@
 #include "cmd.h"
 #include "exitcodes.h"
 #include "nvml.h"
+#include "sampler.h"
 #include "sig.h"
 #include "smi.h"
 #include "util.h"
 
-enum { SMI_EXIT_NOT_FOUND = 6, SMI_EXIT_DRIVER = 9 };
+enum { SMI_EXIT_NOT_FOUND = 6 };
 
 /* What a bare nvidia-smi may be given: -L, -i/--id IDS and -l/--loop SEC or -lms/--loop-ms MS, each at
  * most once. */
@@ -81,51 +87,16 @@ bool cmd_smi_wants(int argc, char **argv)
     return cmd_smi_parse(argc, argv, &a);
 }
 
-/* Keeps the GPUs of s that ids (comma-separated) names, and their processes. Returns false when a
- * token names none (nvidia-smi then finds no device). */
-static bool cmd_smi_select(struct smi_snapshot *s, const char *ids)
-{
-    bool *keep = xcalloc(s->ngpus ? s->ngpus : 1, sizeof *keep), ok = true;
-    char *copy = xstrdup(ids);
-    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        bool found = false;
-        for (unsigned i = 0; i < s->ngpus; i++)
-            if (util_gpu_named(t, s->gpus[i].index, s->gpus[i].uuid_rc == NVML_SUCCESS ? s->gpus[i].uuid : NULL,
-                               s->gpus[i].bus_rc == NVML_SUCCESS ? s->gpus[i].bus_id : NULL))
-                keep[i] = found = true;
-        ok &= found;
-    }
-    unsigned n = 0, np = 0;
-    for (unsigned i = 0; i < s->ngpus; i++) {
-        if (keep[i])
-            s->gpus[n++] = s->gpus[i];
-        else
-            free(s->gpus[i].mig);
-    }
-    for (unsigned p = 0; p < s->nprocs; p++)
-        for (unsigned i = 0; i < n; i++)
-            if (s->procs[p].gpu == s->gpus[i].index) {
-                s->procs[np++] = s->procs[p];
-                break;
-            }
-    s->ngpus = n, s->nprocs = np;
-    free(copy);
-    free(keep);
-    return ok && n > 0;
-}
-
-/* One snapshot, spelled into b: the table, or the list; the exit status. */
-static int cmd_smi_once(const struct smi_args *a, struct sbuf *b)
+/* One record, its snapshot spelled into b: the table, or the list; the exit status. */
+static int cmd_smi_once(const struct smi_args *a, struct sampler *smp, struct sbuf *b)
 {
     struct smi_snapshot s;
+    struct record rec;
     unsigned shown = 0;
     int rc = 0;
-    smi_read(&s, !a->list);
-    if (a->ids && !cmd_smi_select(&s, a->ids)) {
-        sbuf_puts(b, "No devices were found\n");
-        smi_free(&s);
-        return SMI_EXIT_NOT_FOUND;
-    }
+    memset(&rec, 0, sizeof rec);
+    sampler_sample(smp, &rec);
+    smi_read(&s, smp, &rec, !a->list);
     for (unsigned i = 0; i < s.ngpus; i++) {
         const struct smi_gpu *g = &s.gpus[i];
         if (g->handle_rc == NVML_SUCCESS) {
@@ -148,24 +119,46 @@ static int cmd_smi_once(const struct smi_args *a, struct sbuf *b)
     return rc;
 }
 
-static int cmd_smi_open(void)
+/* The sampler of what the table (full) or -L shows, of the GPUs ids names (NULL: all). */
+static int cmd_smi_sampler(struct sampler **smp, const char *ids, bool full)
+{
+    static const enum metric_id table[] = {M_INDEX, M_NAME, M_UUID, M_PCI_BUS_ID, M_DRIVER_VERSION, M_STATE, M_FAN,
+                                           M_TEMP, M_PSTATE, M_POWER, M_POWER_ENFORCED, M_MEM_USED, M_MEM_TOTAL,
+                                           M_UTIL_GPU, M_ECC_UNCORR};
+    char err[512];
+    struct sampler_opts so = {table, full ? (int)(sizeof table / sizeof table[0]) : 6, ids, 1000, false, 0, NULL};
+    return sampler_open(smp, &so, err, sizeof err);
+}
+
+int cmd_smi_open(const char *path)
 {
     struct nvml_failure why;
-    if (nvml_open(NULL, &why) == 0)
-        return 0;
-    fprintf(stderr, "gpumon: %s\n", why.message);
-    switch (why.cause) {
-    case NVML_CAUSE_NOT_FOUND:
-    case NVML_CAUSE_STUB:
-    case NVML_CAUSE_BAD_LIBRARY:
-    case NVML_CAUSE_DRIVER:
-        printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
-               "latest NVIDIA driver is installed and running.\n\n");
-        return SMI_EXIT_DRIVER;
-    default:
-        printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
-        return cmd_query_smi_status(why.code);
+    if (nvml_open(path, &why) != 0) {
+        fprintf(stderr, "gpumon: %s\n", why.message);
+        switch (why.cause) {
+        case NVML_CAUSE_NOT_FOUND:
+        case NVML_CAUSE_STUB:
+        case NVML_CAUSE_BAD_LIBRARY:
+            printf("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the "
+                   "NVIDIA Display Driver is properly installed and present in your system.\nPlease also try "
+                   "adding directory that contains libnvidia-ml.so to your system PATH.\n");
+            return NVML_ERROR_LIBRARY_NOT_FOUND;
+        case NVML_CAUSE_DRIVER:
+            printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+                   "latest NVIDIA driver is installed and running.\n\n");
+            return NVML_ERROR_DRIVER_NOT_LOADED;
+        default:
+            printf("Failed to initialize NVML: %s\n", nvml_code_text(why.code));
+            return cmd_query_smi_status(why.code);
+        }
     }
+    unsigned count = 0;
+    if (nvml.get_count(&count) != NVML_SUCCESS || count == 0) {
+        printf("No devices were found\n");
+        nvml_close();
+        return SMI_EXIT_NOT_FOUND;
+    }
+    return 0;
 }
 
 static const int cmd_smi_signals[] = {SIGINT, SIGTERM, 0};
@@ -186,15 +179,21 @@ int cmd_smi(int argc, char **argv)
         return EXIT_USAGE;
     }
     uint64_t step = secs ? secs * 1000000000ull : ms * 1000000ull;
-    int rc = cmd_smi_open();
+    int rc = cmd_smi_open(NULL);
     if (rc != 0)
         return rc;
+    struct sampler *smp;
+    if (cmd_smi_sampler(&smp, a.ids, !a.list) != 0) {   /* -i names no GPU */
+        printf("No devices were found\n");
+        nvml_close();
+        return SMI_EXIT_NOT_FOUND;
+    }
     struct sbuf b;
     sbuf_init(&b);
     uint64_t next = util_mono_ns();
     for (;;) {
         sbuf_reset(&b);
-        rc = cmd_smi_once(&a, &b);
+        rc = cmd_smi_once(&a, smp, &b);
         if (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
             if (errno != EPIPE) {   /* EPIPE: the reader left (| head), a quiet end */
                 fprintf(stderr, "gpumon nvidia-smi: the output could not be written: %s\n", strerror(errno));
@@ -210,6 +209,7 @@ int cmd_smi(int argc, char **argv)
             break;   /* -l runs until interrupted, as nvidia-smi's: a clean end */
     }
     sbuf_free(&b);
+    sampler_close(smp);
     nvml_close();
     return rc;
 }

@@ -1,12 +1,15 @@
 /*
  * diag.h: one diagnosis session, the single path every command takes:
  * records in (from the sampler in `run`, from logread in `diagnose` and
- * `report`), analyze.c's windowed stats, rules.c's verdicts, and a history
- * of each verdict per GPU (when it first held, for how long, its latest
- * evidence). Each change of a verdict is passed to a callback as it
- * happens; at the end the summary is written as text or JSON. Rules are
- * judged at most every min(1 s, window/30) of record time, and once more
- * at the end, so cost does not grow with the sampling rate.
+ * `report`), the analysis' window figures (analyze.h), the rules' verdicts
+ * (rules.h), and a history of each verdict per GPU (when it first held,
+ * for how long, its latest evidence). Each change of a verdict is passed
+ * to a callback as it happens; at the end the summary is written as text
+ * or JSON (diag_summary.c: each GPU's whole-run figures, struct
+ * analyze_summary, rendered from one table of rows, which the report's
+ * table walks too). Rules are judged at most every min(1 s, window/30) of
+ * record time, and once more at the end, so cost does not grow with the
+ * sampling rate. Memory grows with the GPUs, not with the run.
  */
 #ifndef GPUMON_DIAG_H
 #define GPUMON_DIAG_H
@@ -20,6 +23,7 @@ struct diag_change {
     double t;                 /* record time, seconds since the epoch */
     double since_start;       /* seconds since the first record */
     unsigned gpu;             /* GPU index */
+    unsigned slot;            /* the analyzer's number of the GPU (analyze.h: in order of appearance) */
     int rule;                 /* index into rule_table */
     bool active;              /* true: the verdict starts; false: it ends */
     const char *evidence;     /* when it starts */
@@ -37,24 +41,29 @@ struct diag_verdict {
 
 struct diag;
 
-/* fn may be NULL. The config is copied. */
+/* fn may be NULL. The config is copied; the analysis measures with rules_analyze_config's part of it. */
 struct diag *diag_new(const struct rule_config *c, diag_change_fn *fn, void *ctx);
 void diag_free(struct diag *d);
 void diag_feed(struct diag *d, const struct record *r);
 /* Judges the latest data once more (call after the last record). */
 void diag_finish(struct diag *d);
 const struct analyzer *diag_analyzer(const struct diag *d);
-/* Verdict history of the i-th GPU seen (analyze_total order) for rule r. */
+/* Verdict history of the i-th GPU seen (the analyzer's order) for rule r. */
 const struct diag_verdict *diag_verdict(const struct diag *d, unsigned i, int r);
 /* The window figures of the i-th GPU at the latest judgement (NULL before the first). */
 const struct analyze_gpu_stats *diag_stats(const struct diag *d, unsigned i);
 /* Whether the i-th GPU ever had enough data for window rules. */
 bool diag_had_enough(const struct diag *d, unsigned i);
+/* The session's rules and window; the time of its first record (0 before any). */
+const struct rule_config *diag_config(const struct diag *d);
+double diag_first_time(const struct diag *d);
 /* One line for a change, without a newline: "+35s GPU 0 warning input-bound-cpu: ...". */
 void diag_change_line(const struct diag_change *ch, struct sbuf *b);
-/* The end-of-run summary: per GPU utilization figures, then the verdicts
- * with evidence and advice. */
+/* diag_summary.c. The end-of-run summary: per GPU its whole-run figures, then the verdicts with
+ * evidence and advice; the nodes, the job's steps and the accounting. */
 void diag_summary_text(const struct diag *d, struct sbuf *b);
 void diag_summary_json(const struct diag *d, struct sbuf *b);
+/* The whole-run figures of a GPU as the report's table (<table>...</table>), from the same rows. */
+void diag_summary_html(const struct analyze_summary *s, struct sbuf *b);
 
 #endif

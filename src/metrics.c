@@ -76,3 +76,10 @@ void metric_print_table(void)
                m->scope == MS_GPU ? "gpu" : "host", metric_cadence_name(m->cadence), prom, m->help);
     }
 }
+
+bool metric_gpu_lost(const struct value *v)
+{
+    const struct value *st = &v[M_STATE];
+    return (st->state == VS_OK && st->u.s && !strcmp(st->u.s, "lost")) || st->state == VS_LOST ||
+           v[M_UTIL_GPU].state == VS_LOST;
+}

@@ -226,5 +226,8 @@ const struct metric *metric_find(const char *key);
 int metric_parse_list(const char *list, enum metric_id *ids, int max, char *bad, size_t badlen);
 /* Prints the table for --list-metrics. */
 void metric_print_table(void);
+/* Whether a GPU's values (v[METRIC_COUNT], a record_gpu's) say it is lost: its state reads "lost" (the
+ * sampler's, or a log's), or its state or utilization carries the lost state. */
+bool metric_gpu_lost(const struct value *v);
 
 #endif

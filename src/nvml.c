@@ -190,8 +190,12 @@ int nvml_open(const char *path, struct nvml_failure *why)
     if (nvml.nvmlSystemGetDriverVersion &&
         nvml.nvmlSystemGetDriverVersion(nvml.driver_version, sizeof nvml.driver_version) != NVML_SUCCESS)
         nvml.driver_version[0] = '\0';
-    if (nvml.nvmlSystemGetCudaDriverVersion &&
-        nvml.nvmlSystemGetCudaDriverVersion(&nvml.cuda_version) != NVML_SUCCESS)
+    /* the CUDA version as nvidia-smi shows it: _v2 asks libcuda, the plain call answers NVML's own
+     * (docs/nvml-facts.md §2.2) */
+    if ((!nvml.nvmlSystemGetCudaDriverVersion_v2 ||
+         nvml.nvmlSystemGetCudaDriverVersion_v2(&nvml.cuda_version) != NVML_SUCCESS) &&
+        (!nvml.nvmlSystemGetCudaDriverVersion ||
+         nvml.nvmlSystemGetCudaDriverVersion(&nvml.cuda_version) != NVML_SUCCESS))
         nvml.cuda_version = 0;
     nvml.process_stride = nvml_stride_for(nvml.driver_version);
     nvml_clock_open();

@@ -2,7 +2,7 @@
  * nvml_abi.h: the subset of NVML's C ABI that gpumon uses, declared by us.
  *
  * There is no NVIDIA header at build time. Every type, constant and struct
- * here matches ../shared/nvml-facts.md (NVML API 13, LP64 Linux), and every
+ * here matches docs/nvml-facts.md (NVML API 13, LP64 Linux), and every
  * struct size and field offset is pinned by a _Static_assert below.
  *
  * This header is shared by exactly two modules: nvml.c (the dlopen loader in
@@ -24,7 +24,7 @@ typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct nvmlEventSet_st *nvmlEventSet_t;
 typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
 
-/* Return codes (facts §4) with the text nvmlErrorString gives for each:
+/* Return codes (docs/nvml-facts.md §4) with the text nvmlErrorString gives for each:
  * X(NAME, value, text). The one code/text table: the loader, the log
  * reader and writer (nvml_codes.c) and the simulator's nvmlErrorString all
  * expand it. Codes are only ever added, never renumbered. */
@@ -69,7 +69,7 @@ enum {
 #undef NVML_RETURN_ENUM
 };
 
-/* Constants (facts §5). */
+/* Constants (docs/nvml-facts.md §5). */
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 #define NVML_DEVICE_SERIAL_BUFFER_SIZE 30
@@ -82,13 +82,13 @@ enum {
 #define NVML_INIT_FLAG_NO_ATTACH 2u
 #define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFull
 
-/* Version words: sizeof | ver << 24 (facts §3). */
+/* Version words: sizeof | ver << 24 (docs/nvml-facts.md §3). */
 #define NVML_STRUCT_VERSION(type, ver) ((unsigned int)(sizeof(type) | ((ver) << 24)))
 #define nvmlMemory_v2 0x02000028u
 #define nvmlTemperature_v1 0x0100000Cu
 #define nvmlProcessDetailList_v1 0x01000018u
 
-/* Enums used as parameters (facts §10, §13, §15, §16, §18, §20). */
+/* Enums used as parameters (docs/nvml-facts.md §10, §13, §15, §16, §18, §20). */
 enum { NVML_TEMPERATURE_GPU = 0 };
 enum {
     NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
@@ -117,7 +117,7 @@ enum {                                /* nvmlComputeMode_t; 1 (EXCLUSIVE_THREAD)
     NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3,
     NVML_COMPUTEMODE_COUNT = 4
 };
-enum {                                /* nvmlDeviceArchitecture_t (facts §5); 11 and 12 are undefined */
+enum {                                /* nvmlDeviceArchitecture_t (docs/nvml-facts.md §5); 11 and 12 are undefined */
     NVML_DEVICE_ARCH_KEPLER = 2,
     NVML_DEVICE_ARCH_MAXWELL = 3,
     NVML_DEVICE_ARCH_PASCAL = 4,
@@ -162,7 +162,7 @@ typedef int nvmlComputeMode_t;
 typedef int nvmlDriverModel_t;        /* Windows only: WDDM 0, WDM (TCC) 1, MCDM 2 */
 typedef unsigned int nvmlDeviceArchitecture_t;
 
-/* Field ids of nvmlDeviceGetFieldValues (facts §19; 91, 140 and 141 from the same API 13 header).
+/* Field ids of nvmlDeviceGetFieldValues (docs/nvml-facts.md §19; 91, 140 and 141 from the same API 13 header).
  * Ids never change; scopeId selects an NVLink link (UINT_MAX: all links summed). */
 enum {
     NVML_FI_DEV_ECC_CURRENT = 1,
@@ -200,7 +200,7 @@ enum {
 };
 #define NVML_FI_SCOPE_ALL_LINKS 0xFFFFFFFFu
 
-/* Clock event ("throttle") reason bits (facts §14). */
+/* Clock event ("throttle") reason bits (docs/nvml-facts.md §14). */
 #define NVML_CLOCKS_EVENT_GPU_IDLE 0x001ull
 #define NVML_CLOCKS_EVENT_APP_CLOCKS 0x002ull
 #define NVML_CLOCKS_EVENT_SW_POWER_CAP 0x004ull
@@ -212,13 +212,13 @@ enum {
 #define NVML_CLOCKS_EVENT_DISPLAY_CLOCK 0x100ull
 #define NVML_CLOCKS_EVENT_ALL 0x1FFull
 
-/* Event types (facts §21). */
+/* Event types (docs/nvml-facts.md §21). */
 #define nvmlEventTypeSingleBitEccError 0x1ull
 #define nvmlEventTypeDoubleBitEccError 0x2ull
 #define nvmlEventTypePState 0x4ull
 #define nvmlEventTypeXidCriticalError 0x8ull
 
-/* ---- structs (facts §7-§21), LP64 ---- */
+/* ---- structs (docs/nvml-facts.md §7-§21), LP64 ---- */
 
 typedef struct {                      /* written by nvmlDeviceGetPciInfo_v3: 68 bytes */
     char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
@@ -322,7 +322,7 @@ typedef struct {
     nvmlValue_t value;
 } nvmlFieldValue_t;
 
-/* GPM (facts §23). Both structs take the raw version 1, not the size|ver word. The metrics array is
+/* GPM (docs/nvml-facts.md §23). Both structs take the raw version 1, not the size|ver word. The metrics array is
  * sized by the newest header (API 13: NVML_GPM_METRIC_MAX 333, 13344 bytes); callers keep numMetrics
  * and the ids within what every driver since 520 knows (<= 98 entries, ids < 98). */
 #define NVML_GPM_SUPPORT_VERSION 1u
@@ -387,7 +387,7 @@ typedef struct {                      /* legacy nvmlEventSetWait: 24 bytes */
     unsigned long long eventData;
 } nvmlEventData_legacy_t;
 
-/* ---- size and offset checks against the facts sheet ---- */
+/* ---- size and offset checks against docs/nvml-facts.md ---- */
 #define NVML_ABI_CHECK(type, field, off) \
     _Static_assert(offsetof(type, field) == (off), #type "." #field " offset")
 _Static_assert(sizeof(nvmlReturn_t) == 4, "nvmlReturn_t is 4 bytes");

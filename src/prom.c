@@ -95,8 +95,7 @@ static void prom_info(struct sbuf *b, const struct record *rec, char **labels)
     }
     prom_family(b, "gpumon_gpu_lost", "gauge", "1 when the GPU fell off the bus or needs a reset; its other series vanish");
     for (unsigned g = 0; g < rec->ngpus; g++) {
-        const struct value *st = &rec->gpus[g].v[M_STATE];
-        prom_series(b, "gpumon_gpu_lost", labels[g], NULL, st->state == VS_OK && !strcmp(st->u.s, "lost"));
+        prom_series(b, "gpumon_gpu_lost", labels[g], NULL, metric_gpu_lost(rec->gpus[g].v));
     }
 }
 

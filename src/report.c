@@ -18,8 +18,8 @@
 
 struct report {
     struct stepstat *steps;          /* which GPU each reporting process is on, and its latest figures */
-    struct report_gpu *gpus[ANALYZE_MAX_GPUS];
-    unsigned ngpus;
+    struct report_gpu **gpus;        /* by the analyzer's number of the GPU (analyze_gpu_of); NULL: none yet */
+    unsigned ngpus, cap;
     double t0, t1;
     char host[256];
 };
@@ -58,21 +58,30 @@ void report_free(struct report *rp)
         return;
     for (unsigned i = 0; i < rp->ngpus; i++)
         report_gpu_free(rp->gpus[i]);
+    free(rp->gpus);
     stepstat_free(rp->steps);
     free(rp);
 }
 
-static struct report_gpu *report_gpu_for(struct report *rp, unsigned index, double t)
+/* The charts of the analyzer's GPU number slot (its index given), created at time t on first sight. */
+static struct report_gpu *report_gpu_for(struct report *rp, unsigned slot, unsigned index, double t)
 {
-    for (unsigned i = 0; i < rp->ngpus; i++)
-        if (report_gpu_index(rp->gpus[i]) == index)
-            return rp->gpus[i];
-    if (rp->ngpus == ANALYZE_MAX_GPUS)
-        return NULL;
-    return rp->gpus[rp->ngpus++] = report_gpu_new(index, t);
+    if (slot >= rp->cap) {
+        unsigned cap = rp->cap ? rp->cap : 8;
+        while (cap <= slot)
+            cap *= 2;
+        rp->gpus = xrealloc(rp->gpus, cap * sizeof *rp->gpus);
+        memset(rp->gpus + rp->cap, 0, (cap - rp->cap) * sizeof *rp->gpus);
+        rp->cap = cap;
+    }
+    if (!rp->gpus[slot])
+        rp->gpus[slot] = report_gpu_new(index, t);
+    if (slot >= rp->ngpus)
+        rp->ngpus = slot + 1;
+    return rp->gpus[slot];
 }
 
-void report_feed(struct report *rp, const struct record *r)
+void report_feed(struct report *rp, const struct diag *d, const struct record *r)
 {
     double t = (double)r->time.tv_sec + r->time.tv_nsec / 1e9;
     if (t < rp->t1)
@@ -84,18 +93,18 @@ void report_feed(struct report *rp, const struct record *r)
         snprintf(rp->host, sizeof rp->host, "%s", r->hostname);
     stepstat_feed(rp->steps, r, t);
     for (unsigned i = 0; i < r->ngpus; i++) {
-        struct report_gpu *g = report_gpu_for(rp, r->gpus[i].index, t);
+        int slot = analyze_gpu_of(diag_analyzer(d), r, i);
+        if (slot < 0)
+            continue;
+        struct report_gpu *g = report_gpu_for(rp, (unsigned)slot, r->gpus[i].index, t);
         struct stepstat_fig st;
-        if (g)
-            report_gpu_add(g, &r->gpus[i], t, stepstat_latest(rp->steps, r->gpus[i].index, &st) ? &st : NULL);
+        report_gpu_add(g, &r->gpus[i], t, stepstat_latest(rp->steps, r->gpus[i].index, &st) ? &st : NULL);
     }
 }
 
 void report_change(struct report *rp, const struct diag_change *ch)
 {
-    for (unsigned i = 0; i < rp->ngpus; i++)
-        if (report_gpu_index(rp->gpus[i]) == ch->gpu)
-            report_gpu_mark(rp->gpus[i], ch);
+    report_gpu_mark(report_gpu_for(rp, ch->slot, ch->gpu, ch->t), ch);
 }
 
 static void report_ts(double t, struct sbuf *b)
@@ -108,29 +117,21 @@ static void report_ts(double t, struct sbuf *b)
 
 static void report_gpu_section(const struct report *rp, const struct diag *d, unsigned i, struct sbuf *b)
 {
-    const struct analyze_gpu_total *t = analyze_total(diag_analyzer(d), i);
-    const struct report_gpu *g = NULL;
-    for (unsigned k = 0; k < rp->ngpus; k++)
-        if (report_gpu_index(rp->gpus[k]) == t->index)
-            g = rp->gpus[k];
-    sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u\"><h2>GPU %u &ndash; ", t->index, t->index);
-    report_html_escape(b, t->name[0] ? t->name : "unnamed");
-    sbuf_puts(b, "</h2>\n<table><tr><th>utilization mean</th><th>p50</th><th>p95</th><th>idle</th>"
-                 "<th>peak memory</th><th>throttled</th><th>samples</th></tr><tr>");
-    double sum = 0;
-    for (int k = 0; k <= 100; k++)
-        sum += (double)k * (double)t->hist[k];
-    if (t->n_util)
-        sbuf_printf(b, "<td>%.1f%%</td><td>%.0f%%</td><td>%.0f%%</td><td>%.1f%%</td>", sum / (double)t->n_util,
-                    analyze_hist_percentile(t->hist, t->n_util, 50), analyze_hist_percentile(t->hist, t->n_util, 95),
-                    t->idle_sum / (double)t->n_util);
+    struct analyze_summary t;
+    analyze_summary(diag_analyzer(d), i, &t);
+    const struct report_gpu *g = i < rp->ngpus ? rp->gpus[i] : NULL;
+    if (t.twin > 1)   /* the index came back with another UUID: another GPU, its own section */
+        sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u-%u\"><h2>GPU %u &ndash; ", t.index, t.twin, t.index);
     else
-        sbuf_puts(b, "<td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td>");
-    if (t->mem_total > 0)
-        sbuf_printf(b, "<td>%.0f / %.0f MiB</td>", t->mem_peak, t->mem_total);
-    else
-        sbuf_puts(b, "<td>n/a</td>");
-    sbuf_printf(b, "<td>%.0f s</td><td>%llu</td></tr></table>\n", t->throttled_s, t->samples);
+        sbuf_printf(b, "<section class=\"gpu\" id=\"gpu%u\"><h2>GPU %u &ndash; ", t.index, t.index);
+    report_html_escape(b, t.name[0] ? t.name : "unnamed");
+    if (t.twin) {
+        sbuf_puts(b, " (");
+        report_html_escape(b, t.uuid[0] ? t.uuid : "no UUID");
+        sbuf_putc(b, ')');
+    }
+    sbuf_puts(b, "</h2>\n");
+    diag_summary_html(&t, b);
     if (g)
         report_gpu_charts(g, rp->t0, rp->t1, b);
     bool any = false;

@@ -29,11 +29,11 @@ struct report;
 
 struct report *report_new(void);
 void report_free(struct report *rp);
-/* Adds one record to the charts. */
-void report_feed(struct report *rp, const struct record *r);
+/* Adds one record to the charts, after d has been fed it (the GPUs are d's analyzer's). */
+void report_feed(struct report *rp, const struct diag *d, const struct record *r);
 /* Marks a verdict change (a diag_change_fn target). */
 void report_change(struct report *rp, const struct diag_change *ch);
-/* GPUs seen in the records fed so far. */
+/* GPUs seen in the records fed so far (a new UUID at an index is a new GPU, as in the analysis). */
 unsigned report_ngpus(const struct report *rp);
 /* Writes the page for the records fed so far, with d's verdicts, to path
  * (wfile.h: atomically over a regular file, never replacing a device or a

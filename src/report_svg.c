@@ -197,8 +197,7 @@ void report_gpu_add(struct report_gpu *g, const struct record_gpu *rg, double t,
     g->nrec[k]++;
     if (v[M_REASONS].state == VS_OK && (v[M_REASONS].u.i & (clock_reason_mask(CR_GROUP_THERMAL) | clock_reason_mask(CR_GROUP_POWER))))
         g->thr[k]++;
-    if ((v[M_STATE].state == VS_OK && v[M_STATE].u.s && !strcmp(v[M_STATE].u.s, "lost")) ||
-        v[M_UTIL_GPU].state == VS_LOST)
+    if (metric_gpu_lost(v))
         g->lost[k]++;
 }
 

@@ -1,26 +1,96 @@
 /*
- * rules.c: the rule table, the threshold table and the XID table: all the
- * wording of a diagnosis lives here, all the figures come from the stats
- * struct (analyze.c). A predicate is a few comparisons against thresholds;
- * shared conditions (CPU saturated, utilization swinging) are small named
- * helpers so rules that must exclude each other say so in one place.
- * Thresholds follow common practice: above 70% mean utilization is
- * healthy, below 50% a bottleneck, memory above 90% near full; the data
- * must cover 80% of the window before any window rule speaks.
+ * rules.c: the threshold table, the rule table and their evaluation: the
+ * rules decide what the analysis measured (analyze.h). A predicate is a
+ * few comparisons of window figures against thresholds; conditions several
+ * rules share (CPU saturated, utilization swinging, starving) are small
+ * named helpers; which rule stands aside for which is the table's
+ * yields_to column, resolved in table order by rules_evaluate. Thresholds
+ * follow common practice: above 70% mean utilization is healthy, below 50%
+ * a bottleneck, memory above 90% near full; the data must cover 80% of
+ * the window before any window rule speaks. The evidence each rule gives
+ * is rules_evidence.c's; the tables as documentation, rules_doc.c's.
  */
-#include "rules.h"
+#include "rules_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
-#include "fmt.h"
 
-static const struct { const char *name, *unit, *meaning; double def; } rules_thresholds[T_COUNT] = {
-#define RULE_T_ROW(id, name, def, unit, meaning) [id] = {name, unit, meaning, def},
-    RULE_THRESHOLDS(RULE_T_ROW)
-#undef RULE_T_ROW
+#define AP(field) .analysis = offsetof(struct analyze_config, field)
+_Static_assert(offsetof(struct analyze_config, window_s) == 0, "analysis offset 0 must mean none");
+
+const struct rule_threshold_row rules_thresholds[T_COUNT] = {
+    [T_HEALTHY_UTIL] = {.name = "healthy.util", .def = 70, .unit = "%",
+             .meaning = "mean utilization at or above which the GPU is well used"},
+    [T_LOW_UTIL] = {.name = "low.util", .def = 50, .unit = "%",
+             .meaning = "mean utilization below which the GPU is under-used"},
+    [T_IDLE_UTIL] = {.name = "idle.util", .def = 5, .unit = "%",
+             .meaning = "utilization below which a sample counts as idle",
+             AP(idle_util)},
+    [T_BUSY_UTIL] = {.name = "busy.util", .def = 40, .unit = "%",
+             .meaning = "sub-second peak at or above which an idle/busy swing counts"},
+    [T_SWING_IDLE] = {.name = "swing.idle_share", .def = 10, .unit = "%",
+             .meaning = "idle share from which utilization swings (below: steady)"},
+    [T_SWING_GAPS] = {.name = "swing.gaps", .def = 3, .unit = "",
+             .meaning = "idle gaps in the window needed for a swing"},
+    [T_STEADY_SPREAD] = {.name = "steady.spread", .def = 30, .unit = "points",
+             .meaning = "p95 - p5 utilization at most this for steady use"},
+    [T_CPU_SATURATED] = {.name = "cpu.saturated", .def = 90, .unit = "%",
+             .meaning = "job CPU saturated: busiest process at this share of one core, or the tree at this share of all CPUs"},
+    [T_IOWAIT] = {.name = "iowait.high", .def = 10, .unit = "%",
+             .meaning = "host iowait at or above which input is I/O-bound"},
+    [T_JOB_READ] = {.name = "job.read", .def = 1024, .unit = "KB/s",
+             .meaning = "storage reads of the job (gpumon run) from which host iowait is its own; below: a neighbour's"},
+    [T_MEM_HIGH] = {.name = "memory.high", .def = 90, .unit = "%",
+             .meaning = "memory used, share of total, that counts as near full",
+             AP(mem_high)},
+    [T_MEM_RISE] = {.name = "memory.rise", .def = 2, .unit = "%",
+             .meaning = "growth over the window, share of total, that counts as rising"},
+    [T_OOM_MEM] = {.name = "oom.memory", .def = 95, .unit = "%",
+             .meaning = "memory share just before a process ended that means out of memory"},
+    [T_PREALLOC_RISE] = {.name = "prealloc.rise_s", .def = 5, .unit = "s",
+             .meaning = "first use to near full within this time: pre-allocation"},
+    [T_THROTTLE_SHARE] = {.name = "throttle.share", .def = 20, .unit = "%",
+             .meaning = "share of the window with a throttle reason active"},
+    [T_STRAGGLER_GAP] = {.name = "straggler.gap", .def = 20, .unit = "points",
+             .meaning = "utilization this far below the median of busy peers"},
+    [T_STALL_S] = {.name = "stall.seconds", .def = 120, .unit = "s",
+             .meaning = "idle this long while holding memory: stalled"},
+    [T_STALL_MEM] = {.name = "stall.memory", .def = 5, .unit = "%",
+             .meaning = "memory share that counts as held"},
+    [T_SM_LOW] = {.name = "sm.low", .def = 50, .unit = "%",
+             .meaning = "SM activity (GPM) below which a busy GPU is underused; healthy needs at least this"},
+    [T_SM_BUSY] = {.name = "sm.busy", .def = 60, .unit = "%",
+             .meaning = "SM activity (GPM) from which the SMs count as busy"},
+    [T_TENSOR_LOW] = {.name = "tensor.low", .def = 5, .unit = "%",
+             .meaning = "tensor-core activity (GPM) at or below which the tensor cores sit unused"},
+    [T_DRAM_HIGH] = {.name = "dram.high", .def = 70, .unit = "%",
+             .meaning = "DRAM bandwidth (GPM, share of peak) from which the job is memory-bound"},
+    [T_STARTUP_S] = {.name = "startup.seconds", .def = 60, .unit = "s",
+             .meaning = "after a job starts on a GPU, its start-up: no input verdicts yet",
+             AP(startup_s)},
+    [T_PAUSE_S] = {.name = "pause.seconds", .def = 5, .unit = "s",
+             .meaning = "one idle stretch this long between busy stretches is a pause, not a stall"},
+    [T_STEPS_MIN] = {.name = "steps.min", .def = 10, .unit = "",
+             .meaning = "steps with a known input wait in the window needed for step verdicts",
+             AP(steps_min)},
+    [T_STEPS_WAIT] = {.name = "steps.wait", .def = 20, .unit = "%",
+             .meaning = "share of the loop's time waiting for input from which it is input-bound (TensorFlow Profiler: highly)"},
+    [T_STEPS_WAIT_SOME] = {.name = "steps.wait_some", .def = 5, .unit = "%",
+             .meaning = "share of the loop's time waiting for input: moderately input-bound"},
+    [T_STEPS_JITTER] = {.name = "steps.jitter", .def = 2, .unit = "x",
+             .meaning = "p95 step time this many times the p50 or more: uneven steps"},
+    [T_STEPS_SLOWER] = {.name = "steps.slower", .def = 1.3, .unit = "x",
+             .meaning = "p50 step time this many times the run's best window: slowing down"},
+    [T_RANK_SLOW] = {.name = "rank.slow", .def = 1.25, .unit = "x",
+             .meaning = "a process's p50 step time this many times the others' median: a slow rank"},
+    [T_MIN_COVERAGE] = {.name = "min.coverage", .def = 80, .unit = "%",
+             .meaning = "share of the window that data must cover before a verdict",
+             AP(min_coverage)},
+    [T_MIN_SAMPLES] = {.name = "min.samples", .def = 5, .unit = "",
+             .meaning = "samples needed in the window before a verdict",
+             AP(min_samples)},
 };
 
 static const struct { unsigned code; bool critical; const char *meaning; } rules_xids[] = {
@@ -51,6 +121,29 @@ const char *rules_xid_meaning(unsigned code, bool *critical)
         }
     *critical = false;
     return "unclassified (see NVIDIA's XID catalog)";
+}
+
+
+const char *rules_gpm_why(int code)
+{
+    switch (code) {
+    case -1:
+        return "the log has no GPM fields (recorded before gpumon read GPM, or --fields left them out)";
+    case 0:
+        return "GPM figures cover too little of the run";
+    case 3:
+        return "not supported here: GPM needs a Hopper or newer GPU and driver 520 or newer (a vGPU or a MIG "
+               "slice without the whole GPU has none)";
+    case 4:
+        return "no permission: the driver restricts profiling counters to administrators "
+               "(NVreg_RestrictProfilingToAdminUsers=0 lifts it; containers may need CAP_SYS_ADMIN)";
+    case 13:
+        return "the driver has no GPM functions (it needs driver 520 or newer)";
+    case 25:
+        return "the driver's GPM interface version differs from gpumon's";
+    default:
+        return "the driver answered an error (see the log's errors for its code)";
+    }
 }
 
 #define T(name) (c->t[name])
@@ -88,6 +181,13 @@ static bool low(const struct analyze_gpu_stats *s, const struct rule_config *c)
     return s->util_mean < T(T_LOW_UTIL);
 }
 
+/* The window reaches back into the job's first startup.seconds on this GPU (launch, NCCL warm-up and
+ * autotuning look like stalls): no input verdict yet. */
+static bool in_startup(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->job_start_t > 0 && s->now - s->window_s < s->job_start_t + T(T_STARTUP_S);
+}
+
 /* One or two long idle stretches between busy stretches (a checkpoint, an evaluation, an epoch's
  * start): the GPU is busy around them, so the low mean is the pause, not starvation. */
 static bool paused(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -103,28 +203,17 @@ static bool steps_known(const struct analyze_gpu_stats *s, const struct rule_con
     return s->steps_ok && s->steps.waited >= T(T_STEPS_MIN) && !isnan(s->steps.wait_share) && in_use(s, c);
 }
 
-/* The GPU waits on its input: swinging or low, recurring (not a pause), and past the job's start-up
- * (launch, NCCL warm-up, autotuning look the same and pass). Inferred from utilization only where the
- * job does not report its steps. */
+/* The GPU waits on its input: swinging or low, recurring (not a pause), and past the job's start-up.
+ * Inferred from utilization only where the job does not report its steps. */
 static bool starving(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && (swinging(s, c) || (low(s, c) && !paused(s, c))) && !s->warmup && !steps_known(s, c);
-}
-
-/* GPM covers the window (Hopper and newer, and a log that has it). */
-static bool gpm_ok(const struct analyze_gpu_stats *s, const struct rule_config *c)
-{
-    return s->n_gpm >= T(T_MIN_SAMPLES) && s->n_gpm >= T(T_MIN_COVERAGE) / 100.0 * s->n && !isnan(s->sm_active_mean);
+    return in_use(s, c) && (swinging(s, c) || (low(s, c) && !paused(s, c))) && !in_startup(s, c) &&
+           !steps_known(s, c);
 }
 
 static bool dram_high(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     return !isnan(s->dram_mean) && s->dram_mean >= T(T_DRAM_HIGH);
-}
-
-static double mem_share(const struct analyze_gpu_stats *s, double mib)
-{
-    return s->mem_ok && s->mem_total > 0 ? 100.0 * mib / s->mem_total : NAN;
 }
 
 /* Memory went from first use to near full at once: a framework's allocator, not growth. */
@@ -135,7 +224,14 @@ static bool prealloc_jump(const struct analyze_gpu_stats *s, const struct rule_c
 
 static bool mem_held(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return mem_share(s, s->mem_last) >= T(T_STALL_MEM) || s->procs > 0;
+    return rules_mem_share(s, s->mem_last) >= T(T_STALL_MEM) || s->procs > 0;
+}
+
+/* A process of a job of several is slow: its p50 step that many times the others' median, or its wait for
+ * input that many points above theirs. */
+static bool rank_slow(double ratio, double wait_gap, const struct rule_config *c)
+{
+    return ratio >= T(T_RANK_SLOW) || wait_gap >= T(T_STEPS_WAIT);
 }
 
 /* ---- predicates ---- */
@@ -177,13 +273,12 @@ static bool p_ecc(const struct analyze_gpu_stats *s, const struct rule_config *c
 
 static bool p_oom(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    (void)c;
-    return s->oom_t > 0;
+    return s->exit_t > 0 && s->exit_mem_share >= T(T_OOM_MEM);
 }
 
 static bool p_stalled(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return !s->lost && s->idle_for_s >= T(T_STALL_S) && mem_held(s, c);
+    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c);
 }
 
 static bool p_thermal(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -200,15 +295,16 @@ static bool p_power(const struct analyze_gpu_stats *s, const struct rule_config 
  * its plateau is not pressure (a real overflow ends in the oom verdict, which start-up does not hide). */
 static bool p_mem_pressure(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return mem_share(s, s->mem_last) >= T(T_MEM_HIGH) && mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE) &&
-           mem_share(s, s->mem_recent_slope * s->span_s / 2) >= T(T_MEM_RISE) / 2 && !prealloc_jump(s, c) &&
-           !s->warmup;
+    return rules_mem_share(s, s->mem_last) >= T(T_MEM_HIGH) &&
+           rules_mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE) &&
+           rules_mem_share(s, s->mem_recent_slope * s->span_s / 2) >= T(T_MEM_RISE) / 2 && !prealloc_jump(s, c) &&
+           !in_startup(s, c);
 }
 
 static bool p_prealloc(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return mem_share(s, s->mem_min) >= T(T_MEM_HIGH) && mem_share(s, s->mem_max - s->mem_min) < T(T_MEM_RISE) &&
-           prealloc_jump(s, c);
+    return rules_mem_share(s, s->mem_min) >= T(T_MEM_HIGH) &&
+           rules_mem_share(s, s->mem_max - s->mem_min) < T(T_MEM_RISE) && prealloc_jump(s, c);
 }
 
 /* Several nodes (a multi-node diagnosis): this GPU's node runs well below the others. */
@@ -217,12 +313,11 @@ static bool p_slow_node(const struct analyze_gpu_stats *s, const struct rule_con
     return s->nodes >= 2 && in_use(s, c) && s->other_nodes_util - s->node_util >= T(T_STRAGGLER_GAP);
 }
 
-/* A straggler does the job's work, slower: an unused GPU beside a single-GPU job is not one; on a slow
- * node, the node is the finding. */
+/* A straggler does the job's work, slower: an unused GPU beside a single-GPU job is not one (on a slow
+ * node, the node is the finding: the table's precedence). */
 static bool p_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->npeers > 0 && in_use(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP) &&
-           !p_slow_node(s, c);
+    return s->npeers > 0 && in_use(s, c) && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
 }
 
 static bool p_input_io(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -232,12 +327,12 @@ static bool p_input_io(const struct analyze_gpu_stats *s, const struct rule_conf
 
 static bool p_input_cpu(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return starving(s, c) && cpu_saturated(s, c) && !iowait_high(s, c);
+    return starving(s, c) && cpu_saturated(s, c);
 }
 
 static bool p_swing(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return starving(s, c) && swinging(s, c) && !cpu_saturated(s, c) && !iowait_high(s, c);
+    return starving(s, c) && swinging(s, c);
 }
 
 static bool p_input_wait(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -247,7 +342,7 @@ static bool p_input_wait(const struct analyze_gpu_stats *s, const struct rule_co
 
 static bool p_input_wait_some(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return steps_known(s, c) && s->steps.wait_share >= T(T_STEPS_WAIT_SOME) && s->steps.wait_share < T(T_STEPS_WAIT);
+    return steps_known(s, c) && s->steps.wait_share >= T(T_STEPS_WAIT_SOME);
 }
 
 static bool p_step_jitter(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -262,18 +357,18 @@ static bool p_steps_slowing(const struct analyze_gpu_stats *s, const struct rule
            s->steps.p50 >= T(T_STEPS_SLOWER) * s->step_best_p50;
 }
 
+/* The slowest process of the job on this GPU is slow, and none ranked slower than it is: the job's
+ * slowest slow process, named on its GPU only. */
 static bool p_slow_rank(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    (void)c;
-    return s->slow_pid > 0;
+    return s->proc_pid > 0 && rank_slow(s->proc_ratio, s->proc_wait_gap, c) &&
+           !rank_slow(s->slower_ratio, s->slower_wait_gap, c);
 }
 
 static bool p_small_batch(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) && !s->warmup &&
-           !(steps_known(s, c) && s->steps.wait_share >= T(T_STEPS_WAIT)) &&
-           s->util_p95 - s->util_p5 <= T(T_STEADY_SPREAD) &&
-           !cpu_saturated(s, c) && !iowait_high(s, c) && !p_straggler(s, c);
+    return in_use(s, c) && low(s, c) && s->util_mean >= T(T_IDLE_UTIL) && !swinging(s, c) && !in_startup(s, c) &&
+           s->util_p95 - s->util_p5 <= T(T_STEADY_SPREAD) && !cpu_saturated(s, c) && !iowait_high(s, c);
 }
 
 /* Nothing runs: no utilization, no sub-second peak, no memory held. */
@@ -286,423 +381,202 @@ static bool p_idle(const struct analyze_gpu_stats *s, const struct rule_config *
  * stalled speaks if it never ends). */
 static bool p_pause(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return in_use(s, c) && low(s, c) && paused(s, c) && !s->warmup && s->idle_for_s < T(T_PAUSE_S);
+    return in_use(s, c) && low(s, c) && paused(s, c) && !in_startup(s, c) && s->idle_for_s < T(T_PAUSE_S);
 }
 
 static bool p_busy_underused(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return gpm_ok(s, c) && s->util_mean >= T(T_HEALTHY_UTIL) && s->sm_active_mean < T(T_SM_LOW) && !dram_high(s, c);
+    return s->gpm_covered && s->util_mean >= T(T_HEALTHY_UTIL) && s->sm_active_mean < T(T_SM_LOW) &&
+           !dram_high(s, c);
 }
 
 static bool p_no_tensor(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return gpm_ok(s, c) && s->sm_active_mean >= T(T_SM_BUSY) && !isnan(s->tensor_mean) &&
+    return s->gpm_covered && s->sm_active_mean >= T(T_SM_BUSY) && !isnan(s->tensor_mean) &&
            s->tensor_mean <= T(T_TENSOR_LOW);
 }
 
 static bool p_memory_bound(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return gpm_ok(s, c) && dram_high(s, c) && s->sm_active_mean < T(T_SM_BUSY) && s->util_mean >= T(T_LOW_UTIL);
+    return s->gpm_covered && dram_high(s, c) && s->sm_active_mean < T(T_SM_BUSY) && s->util_mean >= T(T_LOW_UTIL);
 }
 
 /* Busy by utilization, and where GPM tells, by SM activity too: 98% utilization at 20% SM activity is not. */
 static bool p_healthy(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->util_mean >= T(T_HEALTHY_UTIL) && (!gpm_ok(s, c) || s->sm_active_mean >= T(T_SM_LOW));
+    return s->util_mean >= T(T_HEALTHY_UTIL) && (!s->gpm_covered || s->sm_active_mean >= T(T_SM_LOW));
 }
 
-/* ---- evidence ---- */
+/* ---- the table ----
+ * .when says in words what the predicate asks, {threshold} standing for a threshold's name and value;
+ * rules_doc.c prints it. The conditions the input rules share are rules_doc_starving. */
 
-static void e_util(const struct analyze_gpu_stats *s, struct sbuf *b)
-{
-    sbuf_printf(b, "utilization mean %.0f%% (p5 %.0f, p50 %.0f, p95 %.0f, sub-second peak %.0f) over %.0f s",
-                s->util_mean, s->util_p5, s->util_p50, s->util_p95, s->util_peak, s->span_s);
-}
+const char rules_doc_starving[] =
+    "The GPU is starving (the input rules input-bound-io, input-bound-cpu and input-bound) when it is in use "
+    "(utilization mean at least {idle.util}, sub-second peaks at least {busy.util}, or a process), swinging or low "
+    "(mean under {low.util}) without being a pause, the window is not in the job's start-up (its first "
+    "{startup.seconds} on the GPU), and the job does not report its steps (where it does, input-wait and "
+    "input-wait-some decide from its own timing).";
 
-static void e_idle(const struct analyze_gpu_stats *s, struct sbuf *b)
-{
-    sbuf_printf(b, "; idle %.0f%% of the time in %u gap%s (mean %.1f s, longest %.1f s)", s->idle_share,
-                s->idle_gaps, s->idle_gaps == 1 ? "" : "s", s->idle_gap_mean_s, s->idle_gap_max_s);
-}
-
-static void e_job(const struct analyze_gpu_stats *s, struct sbuf *b)
-{
-    if (!s->job_ok) {
-        sbuf_puts(b, "; no process-tree figures (run the job under gpumon run to see its CPU)");
-        return;
-    }
-    sbuf_printf(b, "; job CPU %.2f cores (busiest process %.2f) of %.0f CPUs", s->job_cpu, s->job_cpu_top,
-                s->ncpus);
-    if (!isnan(s->job_read_kbs))
-        sbuf_printf(b, ", reading %.1f MB/s from storage", s->job_read_kbs / 1024);
-    if (!isnan(s->iowait))
-        sbuf_printf(b, ", host iowait %.1f%%", s->iowait);
-}
-
-static void ev_lost(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "the GPU answers \"GPU is lost\" since %.0f s before the latest record", s->now - s->lost_t);
-}
-
-static void ev_xid(const struct analyze_gpu_stats *s, struct sbuf *b, bool want_critical)
-{
-    const char *sep = "";
-    for (unsigned i = 0; i < s->nxids; i++) {
-        bool crit;
-        const char *what = rules_xid_meaning(s->xids[i].code, &crit);
-        if (crit != want_critical)
-            continue;
-        sbuf_printf(b, "%sXid %u: %s (%llu since monitoring began, latest %.0f s ago)", sep, s->xids[i].code, what,
-                    s->xids[i].count, fmax(0, s->now - s->xids[i].last_t));
-        sep = "; ";
-    }
-}
-
-static void ev_xid_critical(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    ev_xid(s, b, true);
-}
-
-static void ev_xid_app(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    ev_xid(s, b, false);
-}
-
-static void ev_ecc(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "%lld new uncorrected ECC error%s in the last %.0f s", s->ecc_uncorr_new,
-                s->ecc_uncorr_new == 1 ? "" : "s", s->window_s);
-}
-
-static void ev_oom(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "a process left the GPU %.0f s ago while memory was %.1f%% full (threshold %.0f%%)",
-                s->now - s->oom_t, s->oom_mem_share, c->t[T_OOM_MEM]);
-}
-
-static void ev_stalled(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "idle (utilization under %.0f%%) for %.0f s while holding %.0f MiB (%.1f%%) with %d process%s",
-                c->t[T_IDLE_UTIL], s->idle_for_s, s->mem_last, mem_share(s, s->mem_last), s->procs,
-                s->procs == 1 ? "" : "es");
-}
-
-static void ev_throttle(const struct analyze_gpu_stats *s, struct sbuf *b, enum clock_reason_group group,
-                        double share)
-{
-    sbuf_printf(b, "throttled %.0f%% of the last %.0f s:", share, s->span_s);
-    for (int r = 0; r < CLOCK_REASON_COUNT; r++)
-        if (clock_reasons[r].group == group && s->reason_share[r] > 0)
-            sbuf_printf(b, " %s %.0f%%", clock_reasons[r].key, s->reason_share[r]);
-    if (!isnan(s->temp_max))
-        sbuf_printf(b, "; temperature up to %.0f C", s->temp_max);
-    if (!isnan(s->power_mean) && s->power_limit > 0)
-        sbuf_printf(b, "; power %.0f W of a %.0f W limit (%.0f%%)", s->power_mean, s->power_limit,
-                    100.0 * s->power_mean / s->power_limit);
-    if (!isnan(s->sm_mean) && s->sm_max_clock > 0)
-        sbuf_printf(b, "; SM clock %.0f of %.0f MHz", s->sm_mean, s->sm_max_clock);
-}
-
-static void ev_thermal(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    ev_throttle(s, b, CR_GROUP_THERMAL, s->thermal_share);
-}
-
-static void ev_power(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    ev_throttle(s, b, CR_GROUP_POWER, s->power_share);
-}
-
-static void ev_memory(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "memory %.0f of %.0f MiB (%.1f%%), %s %.1f MiB/s over %.0f s (%.0f to %.0f MiB)", s->mem_last,
-                s->mem_total, mem_share(s, s->mem_last), s->mem_slope >= 0 ? "rising" : "falling",
-                fabs(s->mem_slope), s->span_s, s->mem_min, s->mem_max);
-}
-
-static void ev_prealloc(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    ev_memory(s, c, b);
-    sbuf_printf(b, "; near full %.1f s after first use", s->mem_high_t - s->mem_first_use_t);
-}
-
-static void ev_slow_node(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "the GPUs of this node run at a median utilization of %.0f%% against %.0f%% on the other %u node%s "
-                "(median of theirs); this GPU %.0f%%", s->node_util, s->other_nodes_util, s->nodes - 1,
-                s->nodes == 2 ? "" : "s", s->util_mean);
-    e_job(s, b);
-}
-
-static void ev_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "utilization mean %.0f%% against a median of %.0f%% on %u busy peer GPU%s", s->util_mean,
-                s->peer_median_util, s->npeers, s->npeers == 1 ? "" : "s");
-    if (!isnan(s->temp_max))
-        sbuf_printf(b, "; temperature up to %.0f C", s->temp_max);
-    if (!isnan(s->power_mean))
-        sbuf_printf(b, "; power %.0f W", s->power_mean);
-}
-
-static void ev_starving(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    e_util(s, b);
-    e_idle(s, b);
-    e_job(s, b);
-    if (!isnan(s->pcie_rx_mean))
-        sbuf_printf(b, "; PCIe in %.1f MB/s, out %.1f MB/s", s->pcie_rx_mean / 1024, s->pcie_tx_mean / 1024);
-}
-
-static void e_ms(struct sbuf *b, const char *what, double seconds)
-{
-    sbuf_puts(b, what);
-    fmt_duration(b, seconds);
-}
-
-/* The job's steps: "35 steps in 30 s (1.2/s); mean step 180 ms, of which 112 ms waiting; p50 ..., p95 ..." */
-static void e_steps(const struct analyze_gpu_stats *s, struct sbuf *b)
-{
-    const struct stepstat_fig *f = &s->steps;
-    sbuf_printf(b, "%.0f step%s in the last %.0f s", f->steps, f->steps == 1 ? "" : "s", s->span_s);
-    if (!isnan(f->rate))
-        sbuf_printf(b, " (%.2f/s while training)", f->rate);
-    if (!isnan(f->step_mean)) {
-        e_ms(b, "; mean step ", f->step_mean);
-        e_ms(b, ", of which ", f->wait_mean);
-        sbuf_puts(b, " waiting");
-    }
-    if (!isnan(f->p50)) {
-        e_ms(b, "; p50 ", f->p50);
-        e_ms(b, ", p95 ", f->p95);
-    }
-}
-
-static void ev_input_wait(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "the training loop waited for its next batch %.0f%% of the time (step timing from the job): ",
-                s->steps.wait_share);
-    e_steps(s, b);
-    if (!isnan(s->util_in_wait) && !isnan(s->util_in_compute))
-        sbuf_printf(b, "; GPU utilization %.0f%% while it waited, %.0f%% while it computed", s->util_in_wait,
-                    s->util_in_compute);
-    if (!isnan(s->sm_in_wait) && !isnan(s->sm_in_compute))
-        sbuf_printf(b, "; SM activity %.0f%% while it waited, %.0f%% while it computed (GPM)", s->sm_in_wait,
-                    s->sm_in_compute);
-    else if (!isnan(s->util_mean))
-        sbuf_printf(b, "; GPU utilization mean %.0f%%", s->util_mean);
-    e_job(s, b);
-}
-
-static void ev_steps(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    e_steps(s, b);
-    if (!isnan(s->steps.wait_share))
-        sbuf_printf(b, "; waiting for input %.0f%% of the time", s->steps.wait_share);
-}
-
-static void ev_slowing(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    e_ms(b, "p50 step ", s->steps.p50);
-    sbuf_printf(b, " now, %.2fx", s->steps.p50 / s->step_best_p50);
-    e_ms(b, " the ", s->step_best_p50);
-    sbuf_printf(b, " of the window that ended %.0f s ago; ", s->now - s->step_best_t);
-    ev_steps(s, c, b);
-}
-
-static void ev_slow_rank(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    if (s->slow_rank >= 0)
-        sbuf_printf(b, "rank %d (pid %d)", s->slow_rank, s->slow_pid);
-    else
-        sbuf_printf(b, "pid %d", s->slow_pid);
-    e_ms(b, ": p50 step ", s->slow_p50);
-    e_ms(b, " against ", s->others_p50);
-    sbuf_printf(b, " on the other %u process%s (median); waiting for input %.0f%% of the time against %.0f%%",
-                s->job_ranks - 1, s->job_ranks == 2 ? "" : "es", isnan(s->slow_wait) ? 0 : s->slow_wait,
-                s->others_wait);
-}
-
-/* GPM's figures, when the window has them. */
-static void e_gpm(const struct analyze_gpu_stats *s, struct sbuf *b)
-{
-    if (!s->n_gpm || isnan(s->sm_active_mean))
-        return;
-    sbuf_printf(b, "; SM activity %.0f%%", s->sm_active_mean);
-    if (!isnan(s->sm_occupancy_mean))
-        sbuf_printf(b, " (occupancy %.0f%%)", s->sm_occupancy_mean);
-    if (!isnan(s->tensor_mean))
-        sbuf_printf(b, ", tensor cores %.0f%%", s->tensor_mean);
-    if (!isnan(s->fp32_mean))
-        sbuf_printf(b, ", FP32 pipe %.0f%%", s->fp32_mean);
-    if (!isnan(s->dram_mean))
-        sbuf_printf(b, ", DRAM bandwidth %.0f%%", s->dram_mean);
-    sbuf_puts(b, " (GPM)");
-}
-
-static void ev_plain(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    e_util(s, b);
-    if (s->idle_share > 0)
-        e_idle(s, b);
-    e_gpm(s, b);
-}
-
-static void ev_pause(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "idle for %.0f s in %u stretch%s (longest %.0f s) of the last %.0f s, busy at %.0f%% around %s",
-                s->idle_share / 100 * s->span_s, s->idle_gaps, s->idle_gaps == 1 ? "" : "es", s->idle_gap_max_s,
-                s->span_s, s->util_mean / (1 - s->idle_share / 100), s->idle_gaps == 1 ? "it" : "them");
-    e_job(s, b);
-}
-
-static void ev_idle(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
-{
-    (void)c;
-    sbuf_printf(b, "utilization mean %.1f%% over %.0f s, %.0f MiB held, %d process%s", s->util_mean, s->span_s,
-                s->mem_last, s->procs < 0 ? 0 : s->procs, s->procs == 1 ? "" : "es");
-}
-
-/* ---- the table ---- */
-
-const char *rules_gpm_why(int code)
-{
-    switch (code) {
-    case -1:
-        return "the log has no GPM fields (recorded before gpumon read GPM, or --fields left them out)";
-    case 0:
-        return "GPM figures cover too little of the run";
-    case 3:
-        return "not supported here: GPM needs a Hopper or newer GPU and driver 520 or newer (a vGPU or a MIG "
-               "slice without the whole GPU has none)";
-    case 4:
-        return "no permission: the driver restricts profiling counters to administrators "
-               "(NVreg_RestrictProfilingToAdminUsers=0 lifts it; containers may need CAP_SYS_ADMIN)";
-    case 13:
-        return "the driver has no GPM functions (it needs driver 520 or newer)";
-    case 25:
-        return "the driver's GPM interface version differs from gpumon's";
-    default:
-        return "the driver answered an error (see the log's errors for its code)";
-    }
-}
-
-const struct rule rule_table[] = {
-    {"gpu-lost", SEV_CRITICAL, false, p_lost, ev_lost, "the GPU fell off the bus",
-     "Drain the node and reset or reseat the GPU (nvidia-smi -r, or a reboot); check dmesg for Xid 79 and the "
-     "power and PCIe health. Jobs on this GPU cannot continue."},
-    {"xid-critical", SEV_CRITICAL, false, p_xid_critical, ev_xid_critical, "the driver reported a hardware XID",
-     "Check dmesg and nvidia-smi -q for ECC and row-remapping state; drain the node and have the GPU checked if "
-     "it repeats. Restart the job from its last checkpoint."},
-    {"ecc-uncorrected", SEV_CRITICAL, false, p_ecc, ev_ecc, "uncorrectable memory errors",
-     "Uncorrectable ECC errors corrupt results: restart from a checkpoint, reset the GPU so pending rows are "
-     "remapped, and replace it if the errors recur."},
-    {"oom", SEV_CRITICAL, false, p_oom, ev_oom, "out of GPU memory: a process ended with memory full",
-     "Use a smaller batch (with gradient accumulation to keep the effective batch), mixed precision (bf16/fp16), "
-     "activation checkpointing; in PyTorch check torch.cuda.max_memory_allocated()."},
-    {"stalled", SEV_CRITICAL, false, p_stalled, ev_stalled, "the GPU idles while holding memory",
-     "The job may be hung (deadlock in a collective, a stuck data loader, waiting on a dead peer): take a stack "
-     "dump (py-spy dump --pid PID), check NCCL timeouts, and free the GPU if the job is dead."},
-    {"xid-app", SEV_WARNING, false, p_xid_app, ev_xid_app, "XID errors from an application fault",
-     "These XIDs usually mean a bug in the program or a library (illegal memory access): run with "
-     "CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer to find the kernel; the hardware is not suspected."},
-    {"thermal-throttle", SEV_WARNING, true, p_thermal, ev_thermal, "clocks held down by heat",
-     "Check cooling: fans, airflow, inlet temperature, blocked filters, data-center cooling; nvidia-smi -q -d "
-     "TEMPERATURE,PERFORMANCE shows the slowdown temperatures."},
-    {"power-throttle", SEV_WARNING, true, p_power, ev_power, "clocks held down by the power limit",
-     "The GPU runs at its power cap: check the configured limit (nvidia-smi -q -d POWER), raise it if the "
-     "platform allows (nvidia-smi -pl), or accept the lower clocks."},
-    {"memory-pressure", SEV_WARNING, true, p_mem_pressure, ev_memory, "memory near full and rising",
-     "Expect an out-of-memory error: use a smaller batch with gradient accumulation, mixed precision, "
-     "activation checkpointing, and look for tensors kept alive across steps (a growing history)."},
-    {"input-bound-io", SEV_WARNING, true, p_input_io, ev_starving, "the input pipeline waits on storage",
-     "Reading data is the bottleneck: cache the dataset (tf.data cache(), local NVMe), shard it into "
-     "TFRecord/WebDataset files of 100-200 MB, read in parallel (interleave with num_parallel_calls, "
-     "DataLoader num_workers), move to faster storage."},
-    {"input-bound-cpu", SEV_WARNING, true, p_input_cpu, ev_starving, "the CPU cannot feed the GPU",
-     "Parallelize the input pipeline. tf.data: map(..., num_parallel_calls=tf.data.AUTOTUNE), "
-     "prefetch(tf.data.AUTOTUNE), cache() after expensive steps, interleave(..., num_parallel_calls=AUTOTUNE) "
-     "over files. PyTorch: DataLoader(num_workers=N, pin_memory=True, persistent_workers=True). Do "
-     "augmentation on the GPU (DALI) if the CPU is still short."},
-    {"input-bound", SEV_WARNING, true, p_swing, ev_starving, "utilization swings between idle and busy",
-     "The GPU waits between bursts: usually the input pipeline (prefetch and parallel loading: tf.data "
-     "prefetch(AUTOTUNE), DataLoader num_workers and pin_memory), otherwise host-device copies or "
-     "synchronization (.item(), logging every step). Run the job under gpumon run to see whether its CPU is "
-     "saturated."},
-    {"input-wait", SEV_WARNING, true, p_input_wait, ev_input_wait,
-     "the training loop waits for its input (the job's step timing)",
-     "The loop spends this share of its time waiting for the next batch (the TensorFlow Profiler calls more than "
-     "20% highly input-bound). If the job's CPU is saturated, load in parallel (PyTorch: DataLoader(num_workers=N, "
-     "pin_memory=True, persistent_workers=True, prefetch_factor); tf.data: map(num_parallel_calls=AUTOTUNE), "
-     "prefetch(AUTOTUNE)); if it reads storage, cache the data or move it to local NVMe; cache expensive "
-     "preprocessing once instead of repeating it every epoch."},
-    {"slow-rank", SEV_WARNING, true, p_slow_rank, ev_slow_rank, "one process of the job is slower than the others",
-     "In data-parallel training every step waits for the slowest rank: look at what differs on it (its input "
-     "shard or data loader, its GPU's clocks and temperature, another process on its GPU or CPU cores)."},
-    {"steps-slowing", SEV_WARNING, true, p_steps_slowing, ev_slowing, "training steps take longer than earlier in the run",
-     "Steps slowed down mid-run: look for throttling (clocks, temperature), memory fragmentation or a growing "
-     "graph (tensors kept across steps), a dataset shard on slower storage, or other jobs on the node."},
-    {"slow-node", SEV_WARNING, true, p_slow_node, ev_slow_node, "this node's GPUs run well below the other nodes'",
-     "In a multi-node job every step waits for the slowest node: check its network (link errors, the NCCL "
-     "transport: NCCL_DEBUG=INFO; a node falling back to TCP instead of InfiniBand/RoCE), its GPUs' clocks and "
-     "temperature, and its input (local disk, data loader, CPU)."},
-    {"straggler", SEV_WARNING, true, p_straggler, ev_straggler, "well below its peers",
-     "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
-     "PCIe link, uneven data sharding, or another process sharing it."},
-    {"busy-underused", SEV_WARNING, true, p_busy_underused, ev_plain,
-     "busy by utilization, but few SMs work: small kernels",
-     "Utilization counts time with any kernel running, not how much of the GPU it fills. Give each kernel more "
-     "work: a larger batch; compile to fuse kernels and cut launch overhead (XLA: tf.function(jit_compile=True); "
-     "PyTorch: torch.compile, CUDA graphs); remove host synchronizations in the step (.item(), .cpu(), printing "
-     "or logging tensors every step)."},
-    {"no-tensor-cores", SEV_WARNING, true, p_no_tensor, ev_plain, "the SMs are busy but the tensor cores idle",
-     "The math runs in FP32 on the ordinary pipes: use mixed precision (Keras: "
-     "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\"); PyTorch: torch.autocast(\"cuda\", "
-     "dtype=torch.bfloat16)) or at least TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
-     "torch.set_float32_matmul_precision(\"high\")); tensor cores are several times faster."},
-    {"small-batch", SEV_WARNING, true, p_small_batch, ev_plain, "steady low utilization: small batch or launch-bound",
-     "The kernels are too small to fill the GPU: raise the batch size, compile (XLA: tf.function(jit_compile=True); "
-     "PyTorch: torch.compile, CUDA graphs), use mixed precision to make room for larger batches."},
-    {"tf-prealloc", SEV_INFO, true, p_prealloc, ev_prealloc, "memory pre-allocated by the framework, not a leak",
-     "TensorFlow reserves nearly all GPU memory at start-up; this is its allocator, not real use. To see real "
-     "use: tf.config.experimental.set_memory_growth(gpu, True) (or TF_FORCE_GPU_ALLOW_GROWTH=true)."},
-    {"memory-bound", SEV_INFO, true, p_memory_bound, ev_plain, "limited by memory bandwidth, not by math",
-     "DRAM bandwidth is the limit: fuse element-wise kernels (torch.compile, XLA), keep activations in "
-     "bf16/fp16, use a larger batch so weights are reused, prefer fused optimizers and attention kernels "
-     "(FlashAttention); bandwidth-bound phases such as embedding lookups may simply be what the model is."},
-    {"input-wait-some", SEV_INFO, true, p_input_wait_some, ev_input_wait,
-     "the training loop waits for its input part of the time (the job's step timing)",
-     "Moderately input-bound (5-20% of the time waiting for input): more prefetching (prefetch(AUTOTUNE), "
-     "DataLoader prefetch_factor) or one or two more loader workers would hide the rest."},
-    {"step-jitter", SEV_INFO, true, p_step_jitter, ev_steps, "step times vary widely",
-     "Uneven steps: variable input sizes (bucket by length), a data loader that stalls now and then, garbage "
-     "collection, or work done every N steps (logging, evaluation, checkpoints) inside the loop."},
-    {"pause", SEV_INFO, true, p_pause, ev_pause, "a pause between busy stretches (checkpoint, evaluation, epoch start)",
-     "A one-off or periodic stop is not an input stall. If it is checkpointing, save asynchronously "
-     "(torch.distributed.checkpoint.async_save, Orbax async checkpoints) or less often; at an epoch's start, keep "
-     "DataLoader workers alive (persistent_workers=True); nothing to fix if it is evaluation."},
-    {"idle", SEV_INFO, true, p_idle, ev_idle, "nothing runs on the GPU", "Nothing to fix if no job was meant "
-     "to run here; otherwise check that the job sees this GPU (CUDA_VISIBLE_DEVICES)."},
-    {"healthy", SEV_OK, true, p_healthy, ev_plain, "the GPU is kept busy", "Nothing to change."},
+const struct rule rule_table[R_COUNT] = {
+    [R_GPU_LOST] = {.id = "gpu-lost", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_lost,
+        .evidence = rules_ev_lost, .title = "the GPU fell off the bus",
+        .when = "the GPU answers \"GPU is lost\" (its state, or its values say so)",
+        .advice = "Drain the node and reset or reseat the GPU (nvidia-smi -r, or a reboot); check dmesg for Xid 79 and the "
+         "power and PCIe health. Jobs on this GPU cannot continue."},
+    [R_XID_CRITICAL] = {.id = "xid-critical", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_xid_critical,
+        .evidence = rules_ev_xid_critical, .title = "the driver reported a hardware XID",
+        .when = "the driver reported a hardware or driver XID (48, 61-64, 74, 79, 92, 94, 95, 119, 120) in the window",
+        .advice = "Check dmesg and nvidia-smi -q for ECC and row-remapping state; drain the node and have the GPU checked if "
+         "it repeats. Restart the job from its last checkpoint."},
+    [R_ECC] = {.id = "ecc-uncorrected", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_ecc,
+        .evidence = rules_ev_ecc, .title = "uncorrectable memory errors",
+        .when = "the count of uncorrected ECC errors rose in the window",
+        .advice = "Uncorrectable ECC errors corrupt results: restart from a checkpoint, reset the GPU so pending rows are "
+         "remapped, and replace it if the errors recur."},
+    [R_OOM] = {.id = "oom", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_oom,
+        .evidence = rules_ev_oom, .title = "out of GPU memory: a process ended with memory full",
+        .when = "a process left the GPU while memory was at least {oom.memory} full",
+        .advice = "Use a smaller batch (with gradient accumulation to keep the effective batch), mixed precision (bf16/fp16), "
+         "activation checkpointing; in PyTorch check torch.cuda.max_memory_allocated()."},
+    [R_STALLED] = {.id = "stalled", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_stalled,
+        .yields_to = RULE_BIT(R_GPU_LOST),
+        .evidence = rules_ev_stalled, .title = "the GPU idles while holding memory",
+        .when = "the GPU is idle, under {idle.util}, for at least {stall.seconds} while holding at least {stall.memory} of memory or a process",
+        .advice = "The job may be hung (deadlock in a collective, a stuck data loader, waiting on a dead peer): take a stack "
+         "dump (py-spy dump --pid PID), check NCCL timeouts, and free the GPU if the job is dead."},
+    [R_XID_APP] = {.id = "xid-app", .severity = SEV_WARNING, .needs_window = false, .applies = p_xid_app,
+        .evidence = rules_ev_xid_app, .title = "XID errors from an application fault",
+        .when = "the driver reported an application XID (13, 31, 43, 45) or an unclassified one in the window",
+        .advice = "These XIDs usually mean a bug in the program or a library (illegal memory access): run with "
+         "CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer to find the kernel; the hardware is not suspected."},
+    [R_THERMAL] = {.id = "thermal-throttle", .severity = SEV_WARNING, .needs_window = true, .applies = p_thermal,
+        .evidence = rules_ev_thermal, .title = "clocks held down by heat",
+        .when = "a thermal or hardware-slowdown reason was active at least {throttle.share} of the window",
+        .advice = "Check cooling: fans, airflow, inlet temperature, blocked filters, data-center cooling; nvidia-smi -q -d "
+         "TEMPERATURE,PERFORMANCE shows the slowdown temperatures."},
+    [R_POWER] = {.id = "power-throttle", .severity = SEV_WARNING, .needs_window = true, .applies = p_power,
+        .evidence = rules_ev_power, .title = "clocks held down by the power limit",
+        .when = "a power-cap or power-brake reason was active at least {throttle.share} of the window",
+        .advice = "The GPU runs at its power cap: check the configured limit (nvidia-smi -q -d POWER), raise it if the "
+         "platform allows (nvidia-smi -pl), or accept the lower clocks."},
+    [R_MEM_PRESSURE] = {.id = "memory-pressure", .severity = SEV_WARNING, .needs_window = true, .applies = p_mem_pressure,
+        .evidence = rules_ev_memory, .title = "memory near full and rising",
+        .when = "memory is at least {memory.high} full, grew by at least {memory.rise} of the total over the window and still grows in its later half, neither in a pre-allocation jump nor in the start-up",
+        .advice = "Expect an out-of-memory error: use a smaller batch with gradient accumulation, mixed precision, "
+         "activation checkpointing, and look for tensors kept alive across steps (a growing history)."},
+    [R_INPUT_IO] = {.id = "input-bound-io", .severity = SEV_WARNING, .needs_window = true, .applies = p_input_io,
+        .evidence = rules_ev_starving, .title = "the input pipeline waits on storage",
+        .when = "the GPU is starving while the host's iowait is at least {iowait.high}; under gpumon run only if the job itself reads at least {job.read} from storage (a neighbour's I/O is not the job's input)",
+        .advice = "Reading data is the bottleneck: cache the dataset (tf.data cache(), local NVMe), shard it into "
+         "TFRecord/WebDataset files of 100-200 MB, read in parallel (interleave with num_parallel_calls, "
+         "DataLoader num_workers), move to faster storage."},
+    [R_INPUT_CPU] = {.id = "input-bound-cpu", .severity = SEV_WARNING, .needs_window = true, .applies = p_input_cpu,
+        .yields_to = RULE_BIT(R_INPUT_IO),
+        .evidence = rules_ev_starving, .title = "the CPU cannot feed the GPU",
+        .when = "the GPU is starving while the job's busiest process demands at least {cpu.saturated} of a core, or the process tree that share of all CPUs",
+        .advice = "Parallelize the input pipeline. tf.data: map(..., num_parallel_calls=tf.data.AUTOTUNE), "
+         "prefetch(tf.data.AUTOTUNE), cache() after expensive steps, interleave(..., num_parallel_calls=AUTOTUNE) "
+         "over files. PyTorch: DataLoader(num_workers=N, pin_memory=True, persistent_workers=True). Do "
+         "augmentation on the GPU (DALI) if the CPU is still short."},
+    [R_INPUT_SWING] = {.id = "input-bound", .severity = SEV_WARNING, .needs_window = true, .applies = p_swing,
+        .yields_to = RULE_BIT(R_INPUT_IO) | RULE_BIT(R_INPUT_CPU),
+        .evidence = rules_ev_starving, .title = "utilization swings between idle and busy",
+        .when = "the GPU is starving and swinging: idle at least {swing.idle_share} of the window in at least {swing.gaps} gaps, with sub-second peaks of at least {busy.util}",
+        .advice = "The GPU waits between bursts: usually the input pipeline (prefetch and parallel loading: tf.data "
+         "prefetch(AUTOTUNE), DataLoader num_workers and pin_memory), otherwise host-device copies or "
+         "synchronization (.item(), logging every step). Run the job under gpumon run to see whether its CPU is "
+         "saturated."},
+    [R_INPUT_WAIT] = {.id = "input-wait", .severity = SEV_WARNING, .needs_window = true, .applies = p_input_wait,
+        .evidence = rules_ev_input_wait, .title = "the training loop waits for its input (the job's step timing)",
+        .when = "the job reports its steps (at least {steps.min} with a known wait in the window) and its loop waited for input at least {steps.wait} of its time (the TensorFlow Profiler's \"highly input-bound\")",
+        .advice = "The loop spends this share of its time waiting for the next batch (the TensorFlow Profiler calls more than "
+         "20% highly input-bound). If the job's CPU is saturated, load in parallel (PyTorch: DataLoader(num_workers=N, "
+         "pin_memory=True, persistent_workers=True, prefetch_factor); tf.data: map(num_parallel_calls=AUTOTUNE), "
+         "prefetch(AUTOTUNE)); if it reads storage, cache the data or move it to local NVMe; cache expensive "
+         "preprocessing once instead of repeating it every epoch."},
+    [R_SLOW_RANK] = {.id = "slow-rank", .severity = SEV_WARNING, .needs_window = true, .applies = p_slow_rank,
+        .evidence = rules_ev_slow_rank, .title = "one process of the job is slower than the others",
+        .when = "in a job of several processes, the slowest one on this GPU has a p50 step at least {rank.slow} the median of the others', or its share of time waiting for input is at least {steps.wait} above theirs, and no process ranked slower is slow",
+        .advice = "In data-parallel training every step waits for the slowest rank: look at what differs on it (its input "
+         "shard or data loader, its GPU's clocks and temperature, another process on its GPU or CPU cores)."},
+    [R_STEPS_SLOWING] = {.id = "steps-slowing", .severity = SEV_WARNING, .needs_window = true, .applies = p_steps_slowing,
+        .evidence = rules_ev_slowing, .title = "training steps take longer than earlier in the run",
+        .when = "the p50 step is at least {steps.slower} the fastest p50 of an earlier full window of the run",
+        .advice = "Steps slowed down mid-run: look for throttling (clocks, temperature), memory fragmentation or a growing "
+         "graph (tensors kept across steps), a dataset shard on slower storage, or other jobs on the node."},
+    [R_SLOW_NODE] = {.id = "slow-node", .severity = SEV_WARNING, .needs_window = true, .applies = p_slow_node,
+        .evidence = rules_ev_slow_node, .title = "this node's GPUs run well below the other nodes'",
+        .when = "in a diagnosis of several nodes' logs, the median utilization of this node's GPUs in use is at least {straggler.gap} below the median of the other nodes'",
+        .advice = "In a multi-node job every step waits for the slowest node: check its network (link errors, the NCCL "
+         "transport: NCCL_DEBUG=INFO; a node falling back to TCP instead of InfiniBand/RoCE), its GPUs' clocks and "
+         "temperature, and its input (local disk, data loader, CPU)."},
+    [R_STRAGGLER] = {.id = "straggler", .severity = SEV_WARNING, .needs_window = true, .applies = p_straggler,
+        .yields_to = RULE_BIT(R_SLOW_NODE),
+        .evidence = rules_ev_straggler, .title = "well below its peers",
+        .when = "the GPU is in use and its mean utilization is at least {straggler.gap} below the median of the busy peer GPUs",
+        .advice = "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
+         "PCIe link, uneven data sharding, or another process sharing it."},
+    [R_BUSY_UNDERUSED] = {.id = "busy-underused", .severity = SEV_WARNING, .needs_window = true, .applies = p_busy_underused,
+        .evidence = rules_ev_plain, .title = "busy by utilization, but few SMs work: small kernels",
+        .when = "GPM covers the window, utilization mean is at least {healthy.util} but SM activity under {sm.low}, and DRAM bandwidth under {dram.high}",
+        .advice = "Utilization counts time with any kernel running, not how much of the GPU it fills. Give each kernel more "
+         "work: a larger batch; compile to fuse kernels and cut launch overhead (XLA: tf.function(jit_compile=True); "
+         "PyTorch: torch.compile, CUDA graphs); remove host synchronizations in the step (.item(), .cpu(), printing "
+         "or logging tensors every step)."},
+    [R_NO_TENSOR] = {.id = "no-tensor-cores", .severity = SEV_WARNING, .needs_window = true, .applies = p_no_tensor,
+        .evidence = rules_ev_plain, .title = "the SMs are busy but the tensor cores idle",
+        .when = "GPM covers the window, SM activity is at least {sm.busy} and tensor-core activity at most {tensor.low}",
+        .advice = "The math runs in FP32 on the ordinary pipes: use mixed precision (Keras: "
+         "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\"); PyTorch: torch.autocast(\"cuda\", "
+         "dtype=torch.bfloat16)) or at least TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
+         "torch.set_float32_matmul_precision(\"high\")); tensor cores are several times faster."},
+    [R_SMALL_BATCH] = {.id = "small-batch", .severity = SEV_WARNING, .needs_window = true, .applies = p_small_batch,
+        .yields_to = RULE_BIT(R_INPUT_WAIT) | RULE_BIT(R_STRAGGLER),
+        .evidence = rules_ev_plain, .title = "steady low utilization: small batch or launch-bound",
+        .when = "the GPU is in use with steady (p95 - p5 at most {steady.spread}) and low (from {idle.util} to under {low.util}) utilization, not swinging, not in the start-up, the job's CPU not saturated and no iowait",
+        .advice = "The kernels are too small to fill the GPU: raise the batch size, compile (XLA: tf.function(jit_compile=True); "
+         "PyTorch: torch.compile, CUDA graphs), use mixed precision to make room for larger batches."},
+    [R_PREALLOC] = {.id = "tf-prealloc", .severity = SEV_INFO, .needs_window = true, .applies = p_prealloc,
+        .evidence = rules_ev_prealloc, .title = "memory pre-allocated by the framework, not a leak",
+        .when = "memory reached at least {memory.high} within {prealloc.rise_s} of first use and stays flat (it moved less than {memory.rise})",
+        .advice = "TensorFlow reserves nearly all GPU memory at start-up; this is its allocator, not real use. To see real "
+         "use: tf.config.experimental.set_memory_growth(gpu, True) (or TF_FORCE_GPU_ALLOW_GROWTH=true)."},
+    [R_MEMORY_BOUND] = {.id = "memory-bound", .severity = SEV_INFO, .needs_window = true, .applies = p_memory_bound,
+        .evidence = rules_ev_plain, .title = "limited by memory bandwidth, not by math",
+        .when = "GPM covers the window, DRAM bandwidth is at least {dram.high} of peak, SM activity under {sm.busy} and utilization mean at least {low.util}",
+        .advice = "DRAM bandwidth is the limit: fuse element-wise kernels (torch.compile, XLA), keep activations in "
+         "bf16/fp16, use a larger batch so weights are reused, prefer fused optimizers and attention kernels "
+         "(FlashAttention); bandwidth-bound phases such as embedding lookups may simply be what the model is."},
+    [R_INPUT_WAIT_SOME] = {.id = "input-wait-some", .severity = SEV_INFO, .needs_window = true, .applies = p_input_wait_some,
+        .yields_to = RULE_BIT(R_INPUT_WAIT),
+        .evidence = rules_ev_input_wait, .title = "the training loop waits for its input part of the time (the job's step timing)",
+        .when = "the job reports its steps and its loop waited for input at least {steps.wait_some} of its time",
+        .advice = "Moderately input-bound (5-20% of the time waiting for input): more prefetching (prefetch(AUTOTUNE), "
+         "DataLoader prefetch_factor) or one or two more loader workers would hide the rest."},
+    [R_STEP_JITTER] = {.id = "step-jitter", .severity = SEV_INFO, .needs_window = true, .applies = p_step_jitter,
+        .evidence = rules_ev_steps, .title = "step times vary widely",
+        .when = "the job reports its steps and the p95 step is at least {steps.jitter} the p50",
+        .advice = "Uneven steps: variable input sizes (bucket by length), a data loader that stalls now and then, garbage "
+         "collection, or work done every N steps (logging, evaluation, checkpoints) inside the loop."},
+    [R_PAUSE] = {.id = "pause", .severity = SEV_INFO, .needs_window = true, .applies = p_pause,
+        .evidence = rules_ev_pause, .title = "a pause between busy stretches (checkpoint, evaluation, epoch start)",
+        .when = "the GPU is in use and low, with one or two idle stretches of at least {pause.seconds} and busy at least {healthy.util} around them, not in the start-up; said once it is busy again",
+        .advice = "A one-off or periodic stop is not an input stall. If it is checkpointing, save asynchronously "
+         "(torch.distributed.checkpoint.async_save, Orbax async checkpoints) or less often; at an epoch's start, keep "
+         "DataLoader workers alive (persistent_workers=True); nothing to fix if it is evaluation."},
+    [R_IDLE] = {.id = "idle", .severity = SEV_INFO, .needs_window = true, .applies = p_idle,
+        .evidence = rules_ev_idle, .title = "nothing runs on the GPU",
+        .when = "nothing runs: utilization mean under {idle.util}, sub-second peaks under {busy.util}, memory held under {stall.memory} and no process",
+        .advice = "Nothing to fix if no job was meant "
+         "to run here; otherwise check that the job sees this GPU (CUDA_VISIBLE_DEVICES)."},
+    [R_HEALTHY] = {.id = "healthy", .severity = SEV_OK, .needs_window = true, .applies = p_healthy,
+        .yields_to_problems = true,
+        .evidence = rules_ev_plain, .title = "the GPU is kept busy",
+        .when = "utilization mean is at least {healthy.util}, and SM activity at least {sm.low} where GPM covers the window",
+        .advice = "Nothing to change."},
 };
-const int rule_count = (int)(sizeof rule_table / sizeof rule_table[0]);
-_Static_assert(sizeof rule_table / sizeof rule_table[0] <= RULE_MAX, "raise RULE_MAX");
+const int rule_count = R_COUNT;
 
 void rules_defaults(struct rule_config *c)
 {
@@ -732,21 +606,31 @@ int rules_set_threshold(struct rule_config *c, const char *assignment, char *err
     return -1;
 }
 
+void rules_analyze_config(const struct rule_config *c, struct analyze_config *out)
+{
+    memset(out, 0, sizeof *out);
+    out->window_s = c->window_s;
+    for (int i = 0; i < T_COUNT; i++)
+        if (rules_thresholds[i].analysis)
+            memcpy((char *)out + rules_thresholds[i].analysis, &c->t[i], sizeof c->t[i]);
+}
+
 void rules_evaluate(const struct analyze_gpu_stats *s, const struct rule_config *c, bool *active,
                     struct sbuf *evidence)
 {
+    uint64_t held = 0;
     bool problem = false;
     for (int i = 0; i < rule_count; i++) {
         const struct rule *r = &rule_table[i];
-        active[i] = !(r->needs_window && (!s->enough || s->lost)) && r->applies(s, c);
-        problem |= active[i] && r->severity >= SEV_WARNING;
-    }
-    for (int i = 0; i < rule_count; i++) {
-        if (rule_table[i].severity == SEV_OK && problem)
-            active[i] = false;
-        if (active[i] && evidence) {
+        bool aside = (r->yields_to & held) || (r->yields_to_problems && problem);
+        active[i] = !aside && !(r->needs_window && (!s->enough || s->lost)) && r->applies(s, c);
+        if (!active[i])
+            continue;
+        held |= RULE_BIT(i);
+        problem |= r->severity >= SEV_WARNING;
+        if (evidence) {
             sbuf_reset(&evidence[i]);
-            rule_table[i].evidence(s, c, &evidence[i]);
+            r->evidence(s, c, &evidence[i]);
         }
     }
 }
@@ -754,16 +638,4 @@ void rules_evaluate(const struct analyze_gpu_stats *s, const struct rule_config 
 const char *rules_severity_name(enum rule_severity s)
 {
     return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : s == SEV_INFO ? "info" : "ok";
-}
-
-void rules_print(const struct rule_config *c)
-{
-    printf("RULES (most severe first)\n");
-    for (int i = 0; i < rule_count; i++)
-        printf("  %-17s %-8s %s%s\n", rule_table[i].id, rules_severity_name(rule_table[i].severity),
-               rule_table[i].title, rule_table[i].needs_window ? "" : " (an event: no full window needed)");
-    printf("\nTHRESHOLDS (--threshold NAME=VALUE; window: --window, now %g s)\n", c->window_s);
-    for (int i = 0; i < T_COUNT; i++)
-        printf("  %-18s %8g %-6s %s\n", rules_thresholds[i].name, c->t[i], rules_thresholds[i].unit,
-               rules_thresholds[i].meaning);
 }

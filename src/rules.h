@@ -1,63 +1,57 @@
 /*
- * rules.h: the diagnosis rules and their thresholds, both as data.
+ * rules.h: the diagnosis rules and their thresholds, both as data: the
+ * analysis measures (analyze.h), the rules decide.
  *
- * A rule is a row { id, severity, whether it needs a full window, predicate
- * over the per-GPU stats (analyze.h), evidence formatter, title, advice };
- * rules.c holds the one table. Thresholds are another table (name, default,
- * unit, meaning) that --threshold NAME=VALUE changes and --list-rules
- * prints; the statistics read a few of them too (what counts as idle).
- * Wording lives in rules.c only; analyze.c computes figures, never words.
+ * A rule is a row of rule_table (rules.c): { id, severity, whether it
+ * needs a full window, predicate over the per-GPU window figures, the rules
+ * it stands aside for, evidence formatter, title, advice }. Precedence is
+ * that column, not a condition inside another rule's predicate: a rule
+ * holds when its predicate does and none of the rules it yields to (listed
+ * above it in the table) holds. Thresholds are another table (name,
+ * default, unit, meaning, and whether the analysis reads it to measure)
+ * that --threshold NAME=VALUE changes; the thresholds that decide verdicts
+ * are read by the rules alone. --list-rules prints both tables as text,
+ * Markdown (docs/rules.md) or a man page section (man/gpumon.1), so the
+ * documentation is the table. Wording lives in rules.c and
+ * rules_evidence.c only.
  */
 #ifndef GPUMON_RULES_H
 #define GPUMON_RULES_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "analyze.h"
 #include "util.h"
 
-/* X(ID, name, default, unit, meaning) */
-#define RULE_THRESHOLDS(X) \
-    X(T_HEALTHY_UTIL, "healthy.util", 70, "%", "mean utilization at or above which the GPU is well used") \
-    X(T_LOW_UTIL, "low.util", 50, "%", "mean utilization below which the GPU is under-used") \
-    X(T_IDLE_UTIL, "idle.util", 5, "%", "utilization below which a sample counts as idle") \
-    X(T_BUSY_UTIL, "busy.util", 40, "%", "sub-second peak at or above which an idle/busy swing counts") \
-    X(T_SWING_IDLE, "swing.idle_share", 10, "%", "idle share from which utilization swings (below: steady)") \
-    X(T_SWING_GAPS, "swing.gaps", 3, "", "idle gaps in the window needed for a swing") \
-    X(T_STEADY_SPREAD, "steady.spread", 30, "points", "p95 - p5 utilization at most this for steady use") \
-    X(T_CPU_SATURATED, "cpu.saturated", 90, "%", \
-      "job CPU saturated: busiest process at this share of one core, or the tree at this share of all CPUs") \
-    X(T_IOWAIT, "iowait.high", 10, "%", "host iowait at or above which input is I/O-bound") \
-    X(T_JOB_READ, "job.read", 1024, "KB/s", \
-      "storage reads of the job (gpumon run) from which host iowait is its own; below: a neighbour's") \
-    X(T_MEM_HIGH, "memory.high", 90, "%", "memory used, share of total, that counts as near full") \
-    X(T_MEM_RISE, "memory.rise", 2, "%", "growth over the window, share of total, that counts as rising") \
-    X(T_OOM_MEM, "oom.memory", 95, "%", "memory share just before a process ended that means out of memory") \
-    X(T_PREALLOC_RISE, "prealloc.rise_s", 5, "s", "first use to near full within this time: pre-allocation") \
-    X(T_THROTTLE_SHARE, "throttle.share", 20, "%", "share of the window with a throttle reason active") \
-    X(T_STRAGGLER_GAP, "straggler.gap", 20, "points", "utilization this far below the median of busy peers") \
-    X(T_STALL_S, "stall.seconds", 120, "s", "idle this long while holding memory: stalled") \
-    X(T_STALL_MEM, "stall.memory", 5, "%", "memory share that counts as held") \
-    X(T_SM_LOW, "sm.low", 50, "%", "SM activity (GPM) below which a busy GPU is underused; healthy needs at least this") \
-    X(T_SM_BUSY, "sm.busy", 60, "%", "SM activity (GPM) from which the SMs count as busy") \
-    X(T_TENSOR_LOW, "tensor.low", 5, "%", "tensor-core activity (GPM) at or below which the tensor cores sit unused") \
-    X(T_DRAM_HIGH, "dram.high", 70, "%", "DRAM bandwidth (GPM, share of peak) from which the job is memory-bound") \
-    X(T_STARTUP_S, "startup.seconds", 60, "s", "after a job starts on a GPU, its start-up: no input verdicts yet") \
-    X(T_PAUSE_S, "pause.seconds", 5, "s", "one idle stretch this long between busy stretches is a pause, not a stall") \
-    X(T_STEPS_MIN, "steps.min", 10, "", "steps with a known input wait in the window needed for step verdicts") \
-    X(T_STEPS_WAIT, "steps.wait", 20, "%", \
-      "share of the loop's time waiting for input from which it is input-bound (TensorFlow Profiler: highly)") \
-    X(T_STEPS_WAIT_SOME, "steps.wait_some", 5, "%", "share of the loop's time waiting for input: moderately input-bound") \
-    X(T_STEPS_JITTER, "steps.jitter", 2, "x", "p95 step time this many times the p50 or more: uneven steps") \
-    X(T_STEPS_SLOWER, "steps.slower", 1.3, "x", "p50 step time this many times the run's best window: slowing down") \
-    X(T_RANK_SLOW, "rank.slow", 1.25, "x", "a process's p50 step time this many times the others' median: a slow rank") \
-    X(T_MIN_COVERAGE, "min.coverage", 80, "%", "share of the window that data must cover before a verdict") \
-    X(T_MIN_SAMPLES, "min.samples", 5, "", "samples needed in the window before a verdict")
-
 enum rule_threshold {
-#define RULE_T_ENUM(id, ...) id,
-    RULE_THRESHOLDS(RULE_T_ENUM)
-#undef RULE_T_ENUM
+    T_HEALTHY_UTIL, T_LOW_UTIL, T_IDLE_UTIL, T_BUSY_UTIL, T_SWING_IDLE, T_SWING_GAPS, T_STEADY_SPREAD,
+    T_CPU_SATURATED, T_IOWAIT, T_JOB_READ, T_MEM_HIGH, T_MEM_RISE, T_OOM_MEM, T_PREALLOC_RISE, T_THROTTLE_SHARE,
+    T_STRAGGLER_GAP, T_STALL_S, T_STALL_MEM, T_SM_LOW, T_SM_BUSY, T_TENSOR_LOW, T_DRAM_HIGH, T_STARTUP_S,
+    T_PAUSE_S, T_STEPS_MIN, T_STEPS_WAIT, T_STEPS_WAIT_SOME, T_STEPS_JITTER, T_STEPS_SLOWER, T_RANK_SLOW,
+    T_MIN_COVERAGE, T_MIN_SAMPLES,
     T_COUNT
 };
+
+/* A threshold: one row of rules_thresholds (rules.c). */
+struct rule_threshold_row {
+    const char *name, *unit, *meaning;
+    double def;
+    size_t analysis;   /* offsetof its field in struct analyze_config: the analysis measures with it; 0: not */
+};
+extern const struct rule_threshold_row rules_thresholds[T_COUNT];
+
+/* The rules, most severe first (the table's order; a rule yields only to rules above it). */
+enum rule_id {
+    R_GPU_LOST, R_XID_CRITICAL, R_ECC, R_OOM, R_STALLED, R_XID_APP, R_THERMAL, R_POWER, R_MEM_PRESSURE,
+    R_INPUT_IO, R_INPUT_CPU, R_INPUT_SWING, R_INPUT_WAIT, R_SLOW_RANK, R_STEPS_SLOWING, R_SLOW_NODE,
+    R_STRAGGLER, R_BUSY_UNDERUSED, R_NO_TENSOR, R_SMALL_BATCH, R_PREALLOC, R_MEMORY_BOUND, R_INPUT_WAIT_SOME,
+    R_STEP_JITTER, R_PAUSE, R_IDLE, R_HEALTHY,
+    R_COUNT
+};
+#define RULE_BIT(r) (UINT64_C(1) << (r))
+#define RULE_MAX 64   /* rules fit a uint64_t of RULE_BITs */
+_Static_assert(R_COUNT <= RULE_MAX, "more rules than a yields_to mask holds");
 
 enum rule_severity { SEV_OK, SEV_INFO, SEV_WARNING, SEV_CRITICAL };
 
@@ -66,33 +60,41 @@ struct rule_config {
     double t[T_COUNT];
 };
 
-struct analyze_gpu_stats;
-
 struct rule {
     const char *id;
     enum rule_severity severity;
-    bool needs_window;   /* false: an event rule, judged on whatever data there is */
+    bool needs_window;      /* false: an event rule, judged on whatever data there is */
     bool (*applies)(const struct analyze_gpu_stats *s, const struct rule_config *c);
+    uint64_t yields_to;     /* RULE_BITs of the rules (above it) it stands aside for when they hold */
+    bool yields_to_problems;   /* it stands aside for any warning or critical verdict */
     void (*evidence)(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b);
     const char *title, *advice;
+    const char *when;       /* what its predicate asks, in words, for the documentation */
 };
 
-extern const struct rule rule_table[];
+extern const struct rule rule_table[R_COUNT];
 extern const int rule_count;
-#define RULE_MAX 32
 
 /* Defaults: a 30 s window and every threshold's default. */
 void rules_defaults(struct rule_config *c);
 /* Applies "NAME=VALUE". Returns 0, or -1 with a message. */
 int rules_set_threshold(struct rule_config *c, const char *assignment, char *err, size_t errlen);
+/* What the analysis measures with: the window and the thresholds whose rows name an analysis field. */
+void rules_analyze_config(const struct rule_config *c, struct analyze_config *out);
 /* Evaluates every rule for one GPU: active[i] for rule_table[i]; the
- * evidence of each active rule goes into evidence[i] (caller's sbufs).
- * An OK-severity rule holds only when no warning or critical one does. */
+ * evidence of each active rule goes into evidence[i] (caller's sbufs, may
+ * be NULL). A rule holds when its predicate does (a window rule: on a full
+ * window of a GPU not lost) and no rule it yields to holds. */
 void rules_evaluate(const struct analyze_gpu_stats *s, const struct rule_config *c, bool *active,
                     struct sbuf *evidence);
 const char *rules_severity_name(enum rule_severity s);
-/* Prints rules and thresholds (--list-rules). */
+
+/* --list-rules: the rule and threshold tables with c's values, as text (rules_print: on standard output),
+ * Markdown (docs/rules.md's tables) or man(7) (man/gpumon.1's rules section). */
+enum rules_doc_format { RULES_DOC_TEXT, RULES_DOC_MARKDOWN, RULES_DOC_MAN };
 void rules_print(const struct rule_config *c);
+void rules_print_doc(FILE *out, const struct rule_config *c, enum rules_doc_format format);
+
 /* The meaning of an XID code and whether it is critical (hardware or
  * driver) rather than an application fault. */
 const char *rules_xid_meaning(unsigned code, bool *critical);

@@ -78,6 +78,12 @@ static void sampler_read(const struct read_ctx *c, enum metric_id id, struct val
     sampler_readers[id](&row, v);
 }
 
+void sampler_read_metric(struct sampler_gpu *g, uint64_t tick, enum metric_id id, struct value *out)
+{
+    struct read_ctx c = {g, NULL, tick, id};
+    sampler_readers[id](&c, out);
+}
+
 static void sampler_read_slow(struct sampler *s, struct sampler_gpu *g)
 {
     struct read_ctx c = {g, &s->host, 0, 0};
@@ -218,7 +224,8 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         for (int id = 0; id < METRIC_COUNT; id++)
             if (s->want[id] && metric_table[id].cadence == MC_STATIC)
                 sampler_read(&c, (enum metric_id)id, &g->static_v[id]);
-        sampler_prime_samples(g);
+        if (s->want[M_UTIL_MIN] || s->want[M_UTIL_MAX] || s->want[M_UTIL_IDLE] || s->want[M_UTIL_SAMPLES])
+            sampler_prime_samples(g);
         if (s->want_gpm)
             sampler_gpm_open(g);
         /* the slow-reader thread runs only for GPUs without the PCIe counters */
@@ -322,12 +329,50 @@ void sampler_attrs(struct sampler *s, unsigned i, const bool want[GA_COUNT], str
         return;
     struct sampler_gpu *g = &s->gpus[i];
     if (g->h && !atomic_load(&g->lost)) {
-        sampler_attr_read(g, want, out);
+        sampler_attr_read(g, s->tick, want, out);
         return;
     }
     int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;
     for (int a = 0; a < GA_COUNT; a++)
         out->v[a] = (struct value){.state = nvml_code_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
+}
+
+/* The i-th selected GPU when NVML can be asked about it (a handle, not lost), else NULL. */
+static struct sampler_gpu *sampler_live(struct sampler *s, unsigned i)
+{
+    struct sampler_gpu *g = i < s->ngpus ? &s->gpus[i] : NULL;
+    return g && g->h && !atomic_load(&g->lost) ? g : NULL;
+}
+
+unsigned sampler_migs(struct sampler *s, unsigned i, bool full, const struct sampler_mig **out)
+{
+    struct sampler_gpu *g = sampler_live(s, i);
+    *out = NULL;
+    return g ? sampler_gpu_migs(g, full, out) : 0;
+}
+
+unsigned sampler_processes(struct sampler *s, unsigned i, struct sampler_proc **out)
+{
+    struct sampler_gpu *g = sampler_live(s, i);
+    *out = NULL;
+    return g ? sampler_gpu_processes(g, out) : 0;
+}
+
+int sampler_proc_util(struct sampler *s, unsigned i, unsigned *pid, unsigned *sm, unsigned max, unsigned *n)
+{
+    struct sampler_gpu *g = i < s->ngpus ? &s->gpus[i] : NULL;
+    *n = 0;
+    if (!g)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!g->h || atomic_load(&g->lost))
+        return g->h ? atomic_load(&g->lost_code) : g->handle_rc;
+    return sampler_gpu_proc_util(g, pid, sm, max, n);
+}
+
+int sampler_cuda_version(const struct sampler *s)
+{
+    (void)s;
+    return nvml.cuda_version;
 }
 
 void sampler_close(struct sampler *s)

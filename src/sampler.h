@@ -53,6 +53,39 @@ void sampler_sample(struct sampler *s, struct record *rec);
  * (nvidia-smi's query mode; gpu_attr.h) into out. A lost GPU or one
  * without a handle gets that state in every value. */
 void sampler_attrs(struct sampler *s, unsigned i, const bool want[GA_COUNT], struct gpu_attrs *out);
+
+/* What nvidia-smi's summary table and -L show beyond the record (smi.h). */
+/* A MIG device of a GPU (a compute instance in a GPU instance), read as a GPU of its own. */
+struct sampler_mig {
+    unsigned slot;                  /* among the GPU's MIG devices (nvidia-smi's "MIG Dev") */
+    struct value name, uuid;        /* strings owned by the sampler, as the record's */
+    struct value gi, ci;            /* GPU and compute instance ids */
+    struct value mem_used, mem_total, bar1_used, bar1_total;   /* MiB; full reads only */
+    struct value ecc_uncorr;        /* volatile uncorrected ECC errors; full reads only */
+};
+/* The MIG devices of the i-th selected GPU, enumerated now (MIG handles go stale): names, UUIDs and
+ * instance ids, and with full their memory, BAR1 and ECC too. Returns how many, *out valid until the
+ * next call for this GPU or sampler_close; 0 for a GPU without a handle, lost, or without MIG. */
+unsigned sampler_migs(struct sampler *s, unsigned i, bool full, const struct sampler_mig **out);
+
+/* One process on a GPU as NVML lists it, however many there are (the record keeps RECORD_MAX_PROCS). */
+struct sampler_proc {
+    unsigned gpu, pid;              /* gpu: NVML's index */
+    unsigned gi, ci;                /* MIG GPU and compute instance; 0xFFFFFFFF without MIG */
+    bool compute, graphics;         /* the lists it is on */
+    unsigned long long mem;         /* bytes; NVML_VALUE_NOT_AVAILABLE when NVML cannot tell */
+    char name[256];                 /* "" when NVML cannot name it */
+};
+/* The processes of the i-th selected GPU, read now, sorted by pid: the count, *out allocated (the
+ * caller frees it; NULL when 0). */
+unsigned sampler_processes(struct sampler *s, unsigned i, struct sampler_proc **out);
+/* The SM share of each busy process of the i-th selected GPU (gpumon top): the mean of the driver's
+ * samples since the previous call, into pid[k], sm[k] (percent; at most max, *n of them). Returns 0,
+ * or the NVML code why not (NVML_ERROR_FUNCTION_NOT_FOUND: the library has no such call). */
+int sampler_proc_util(struct sampler *s, unsigned i, unsigned *pid, unsigned *sm, unsigned max, unsigned *n);
+/* The CUDA driver version NVML reports (e.g. 13010; 0 unknown). */
+int sampler_cuda_version(const struct sampler *s);
+
 void sampler_close(struct sampler *s);
 
 #endif

@@ -113,7 +113,7 @@ struct sampler_events *sampler_events_start(struct sampler_gpu *gpus, unsigned n
                 continue;
         }
         g->xid_rc = nvml.nvmlDeviceRegisterEvents(g->h, nvmlEventTypeXidCriticalError, e->set);
-        if (g->xid_rc == NVML_ERROR_UNKNOWN) {   /* the set is undefined now (facts §21): give up on events */
+        if (g->xid_rc == NVML_ERROR_UNKNOWN) {   /* the set is undefined now (docs/nvml-facts.md §21): give up on events */
             for (unsigned j = 0; j < i; j++)
                 gpus[j].xid_rc = gpus[j].xid_rc == NVML_SUCCESS ? NVML_ERROR_UNKNOWN : gpus[j].xid_rc;
             registered = 0;

@@ -2,7 +2,7 @@
  * sampler_gpm.c: the GPM rows (gpm_metrics.h): SM, tensor, DRAM and pipe
  * activity, PCIe and NVLink bytes, on Hopper and newer.
  *
- * Protocol (facts §23): the support query with the raw version 1, two
+ * Protocol (docs/nvml-facts.md §23): the support query with the raw version 1, two
  * samples per GPU, nvmlGpmMetricsGet over a pair. A pair closer than
  * GPM_MIN_PAIR_NS (100 ms, the driver's counter refresh) gives no valid
  * result, so the next sample is taken only once the base is 100 ms old

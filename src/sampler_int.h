@@ -1,8 +1,11 @@
 /*
  * sampler_int.h: the sampler's per-GPU state, shared by sampler.c (the
- * loop, cadences, threads) and sampler_read.c (one reader per metric table
- * row). Readers memoize each NVML call per tick, so metrics served by the
- * same call (memory total/used/free/reserved) cost one call per sample.
+ * loop, cadences, threads), sampler_read.c (one reader per metric table
+ * row), sampler_attr.c (one per attribute row) and the files for what no
+ * row holds (sampler_proc.c, sampler_mig.c). Every NVML reading of a value
+ * has one reader here, whoever shows it. Readers memoize each NVML call per
+ * tick, so values served by the same call (memory total/used/free/reserved)
+ * cost one call per sample.
  */
 #ifndef GPUMON_SAMPLER_INT_H
 #define GPUMON_SAMPLER_INT_H
@@ -16,6 +19,7 @@
 #include "nvml.h"
 #include "metrics.h"
 #include "record.h"
+#include "sampler.h"
 
 struct util_stats {
     unsigned count;
@@ -66,10 +70,12 @@ struct sampler_gpu {
     char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
     char serial[NVML_DEVICE_SERIAL_BUFFER_SIZE + 2];
     char pci[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+    nvmlPciInfo_t pci_info;                     /* the whole reading behind pci (the PCI attributes) */
     nvmlReturn_t name_rc, uuid_rc, serial_rc, pci_rc;
 
-    uint64_t util_tick, mem_tick, reasons_tick, samples_tick, proc_tick;
-    nvmlReturn_t util_rc, mem_rc, reasons_rc, samples_rc, proc_rc;
+    uint64_t util_tick, mem_tick, reasons_tick, samples_tick, proc_tick, remap_tick;
+    nvmlReturn_t util_rc, mem_rc, reasons_rc, samples_rc, proc_rc, remap_rc;
+    unsigned remap[4];                          /* GetRemappedRows: corrected, uncorrected, pending, failed */
     nvmlUtilization_t util;
     struct nvml_memory mem;
     unsigned long long reasons;
@@ -86,7 +92,7 @@ struct sampler_gpu {
     struct sampler_pcie pcie;
 
     struct value static_v[RECORD_MAX_METRICS];  /* once-only metrics, read at open */
-    bool attr_once;                             /* attr[] holds the GA_ONCE attributes (sampler_attr.c) */
+    bool attr_have[GA_COUNT];                   /* attr[] holds this GA_ONCE attribute (sampler_attr.c) */
     struct value attr[GA_COUNT];
     char vbios[NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE];
     char compute_cap[24];
@@ -99,6 +105,15 @@ struct sampler_gpu {
     struct record_xid xids[RECORD_MAX_XIDS];
     unsigned long long xid_total;
     unsigned xid_last;
+
+    /* per-process SM shares (sampler_proc.c): the newest sample seen, the call's buffer */
+    unsigned long long putil_ts;
+    nvmlProcessUtilizationSample_t *putil_buf;
+    unsigned putil_cap;
+    /* MIG devices from the latest sampler_migs (sampler_mig.c): each read as a GPU of its own */
+    struct sampler_gpu *migs;
+    struct sampler_mig *mig_out;
+    unsigned nmigs;
 };
 
 struct read_ctx {
@@ -128,9 +143,30 @@ void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t r
 /* Stores v in out when rc is SUCCESS, else as sampler_value_fail does. */
 void sampler_value_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v);
 void sampler_value_float(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, double v);
-/* Reads the attributes want[] selects into out (sampler_attr.c): GA_ONCE
- * ones on the first call only, GA_SAMPLE ones on every call. */
-void sampler_attr_read(struct sampler_gpu *g, const bool want[GA_COUNT], struct gpu_attrs *out);
+/* Reads the attributes want[] selects into out (sampler_attr.c) at tick: GA_ONCE
+ * ones on the first call that wants them only, GA_SAMPLE ones on every call. */
+void sampler_attr_read(struct sampler_gpu *g, uint64_t tick, const bool want[GA_COUNT], struct gpu_attrs *out);
+/* Row id of g read at tick into out, by the row's reader (sampler.c): a MIG device's values. */
+void sampler_read_metric(struct sampler_gpu *g, uint64_t tick, enum metric_id id, struct value *out);
+
+/* Readers that metric rows and attribute rows share (sampler_read.c), one per NVML reading: an ECC
+ * total (type, counter), a clock now (type), and GetRemappedRows, memoized per tick (tick 0: not
+ * memoized), whose four counts land in g->remap. */
+void sampler_read_ecc_total(struct sampler_gpu *g, nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
+                            struct value *out);
+void sampler_read_clock_now(struct sampler_gpu *g, nvmlClockType_t type, struct value *out);
+nvmlReturn_t sampler_fetch_remap(struct sampler_gpu *g, uint64_t tick);
+
+/* Processes beyond the record's list (sampler_proc.c): NVML's name of a process into buf (""
+ * when NVML has none), for the record and the full list alike; the full list of g (allocated,
+ * sorted by pid; the count) for nvidia-smi's table; the per-process SM shares of g. */
+void sampler_process_name(unsigned pid, char *buf, size_t len);
+unsigned sampler_gpu_processes(struct sampler_gpu *g, struct sampler_proc **out);
+int sampler_gpu_proc_util(struct sampler_gpu *g, unsigned *pid, unsigned *sm, unsigned max, unsigned *n);
+/* The MIG devices of g (sampler_mig.c), enumerated again at every call; owned by g until the next
+ * call or sampler_gpu_free. */
+unsigned sampler_gpu_migs(struct sampler_gpu *g, bool full, const struct sampler_mig **out);
+void sampler_gpu_migs_free(struct sampler_gpu *g);
 /* GPM: checks support and takes the first sample (sampler_gpm.c); frees its samples. */
 void sampler_gpm_open(struct sampler_gpu *g);
 void sampler_gpm_close(struct sampler_gpu *g);

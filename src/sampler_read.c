@@ -75,6 +75,11 @@ static void read_clock(struct sampler_gpu *g, struct value *out, clock_getter fn
     sampler_value_int(g, out, rc, v);
 }
 
+void sampler_read_clock_now(struct sampler_gpu *g, nvmlClockType_t type, struct value *out)
+{
+    read_clock(g, out, nvml.nvmlDeviceGetClockInfo, type);
+}
+
 /* ---- identity, read once ---- */
 
 void sampler_read_identity(struct sampler_gpu *g)
@@ -82,10 +87,9 @@ void sampler_read_identity(struct sampler_gpu *g)
     g->name_rc = nvml.nvmlDeviceGetName ? nvml.nvmlDeviceGetName(g->h, g->name, sizeof g->name) : MISSING;
     g->uuid_rc = nvml.nvmlDeviceGetUUID ? nvml.nvmlDeviceGetUUID(g->h, g->uuid, sizeof g->uuid) : MISSING;
     g->serial_rc = nvml.nvmlDeviceGetSerial ? nvml.nvmlDeviceGetSerial(g->h, g->serial, sizeof g->serial) : MISSING;
-    nvmlPciInfo_t p;
-    g->pci_rc = nvml_pci_info(g->h, &p);
+    g->pci_rc = nvml_pci_info(g->h, &g->pci_info);
     if (g->pci_rc == NVML_SUCCESS)
-        snprintf(g->pci, sizeof g->pci, "%s", p.busId);
+        snprintf(g->pci, sizeof g->pci, "%s", g->pci_info.busId);
     g->name[sizeof g->name - 1] = g->uuid[sizeof g->uuid - 1] = g->serial[sizeof g->serial - 1] = '\0';
     g->pci[sizeof g->pci - 1] = '\0';
 }
@@ -472,21 +476,22 @@ void sampler_read_pcie_width_max(const struct read_ctx *c, struct value *out)
 
 /* ---- reliability ---- */
 
-static void read_ecc(const struct read_ctx *c, struct value *out, nvmlMemoryErrorType_t type)
+void sampler_read_ecc_total(struct sampler_gpu *g, nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
+                            struct value *out)
 {
     unsigned long long v = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetTotalEccErrors
-                          ? nvml.nvmlDeviceGetTotalEccErrors(c->g->h, type, NVML_VOLATILE_ECC, &v) : MISSING;
-    sampler_value_int(c->g, out, rc, (long long)v);
+                          ? nvml.nvmlDeviceGetTotalEccErrors(g->h, type, counter, &v) : MISSING;
+    sampler_value_int(g, out, rc, (long long)v);
 }
 
 void sampler_read_ecc_corr(const struct read_ctx *c, struct value *out)
 {
-    read_ecc(c, out, NVML_MEMORY_ERROR_TYPE_CORRECTED);
+    sampler_read_ecc_total(c->g, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, out);
 }
 void sampler_read_ecc_uncorr(const struct read_ctx *c, struct value *out)
 {
-    read_ecc(c, out, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+    sampler_read_ecc_total(c->g, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, out);
 }
 
 void sampler_read_retired_pending(const struct read_ctx *c, struct value *out)
@@ -497,12 +502,22 @@ void sampler_read_retired_pending(const struct read_ctx *c, struct value *out)
     sampler_value_int(c->g, out, rc, s == NVML_FEATURE_ENABLED);
 }
 
+nvmlReturn_t sampler_fetch_remap(struct sampler_gpu *g, uint64_t tick)
+{
+    if (tick && g->remap_tick == tick)
+        return g->remap_rc;
+    g->remap_tick = tick;
+    memset(g->remap, 0, sizeof g->remap);
+    return g->remap_rc = nvml.nvmlDeviceGetRemappedRows
+                             ? nvml.nvmlDeviceGetRemappedRows(g->h, &g->remap[0], &g->remap[1], &g->remap[2],
+                                                              &g->remap[3])
+                             : MISSING;
+}
+
 void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
 {
-    unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
-    nvmlReturn_t rc = nvml.nvmlDeviceGetRemappedRows
-                          ? nvml.nvmlDeviceGetRemappedRows(c->g->h, &corr, &unc, &pending, &failed) : MISSING;
-    sampler_value_int(c->g, out, rc, pending != 0);
+    nvmlReturn_t rc = sampler_fetch_remap(c->g, c->tick);
+    sampler_value_int(c->g, out, rc, c->g->remap[2] != 0);
 }
 
 /* ---- processes ---- */
@@ -558,11 +573,7 @@ static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
     if (g->pname[slot].pid != pid)   /* /proc once per process, even while NVML has no name for it */
         host_attrib_read(NULL, (int)pid, &g->pname[slot].who);
     g->pname[slot].pid = pid;
-    g->pname[slot].name[0] = '\0';
-    if (nvml.nvmlSystemGetProcessName &&
-        nvml.nvmlSystemGetProcessName(pid, g->pname[slot].name, sizeof g->pname[slot].name) != NVML_SUCCESS)
-        g->pname[slot].name[0] = '\0';
-    g->pname[slot].name[sizeof g->pname[slot].name - 1] = '\0';
+    sampler_process_name(pid, g->pname[slot].name, sizeof g->pname[slot].name);
     return g->pname[slot].name;
 }
 
@@ -599,4 +610,8 @@ void sampler_gpu_free(struct sampler_gpu *g)
     free(g->procs);
     g->procs = NULL;
     g->nprocs = g->proc_cap = 0;
+    free(g->putil_buf);
+    g->putil_buf = NULL;
+    g->putil_cap = 0;
+    sampler_gpu_migs_free(g);
 }

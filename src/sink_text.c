@@ -43,7 +43,7 @@ static void text_val(struct sbuf *b, const struct value *v, const char *fmt, boo
 
 static bool text_lost(const struct value *v)
 {
-    return v[M_STATE].state == VS_OK && !strcmp(v[M_STATE].u.s, "lost");
+    return metric_gpu_lost(v);
 }
 
 /* Active clock event reasons but idle, comma-separated after lead. */

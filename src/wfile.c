@@ -1,5 +1,7 @@
 /*
- * wfile.c: whole files written safely (see wfile.h).
+ * wfile.c: whole files written safely (see wfile.h). Every descriptor is
+ * closed exactly once, also when close() fails (it is released anyway on
+ * Linux; closing the number again could close another thread's file).
  */
 #include "wfile.h"
 
@@ -108,6 +110,22 @@ static int wfile_through(const char *path, const char *name, bool fifo, const ch
     return 0;
 }
 
+/* Writes through a dangling symbolic link, creating its target. The descriptor is closed once, whatever
+ * close() answers: Linux releases it even when close fails, and a second close could close a file that
+ * another thread (the exporter's) opened meanwhile under the same number. */
+static int wfile_link(const char *path, const char *name, const void *data, size_t len, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int e = fd < 0 ? errno : wfile_all(fd, data, len) != 0 ? errno : 0;
+    if (fd >= 0 && close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        snprintf(err, errlen, "cannot write %s: %s", name, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 static int wfile_write_named(const char *path, const char *name, const void *data, size_t len, char *err,
                              size_t errlen)
 {
@@ -122,16 +140,8 @@ static int wfile_write_named(const char *path, const char *name, const void *dat
             return -1;
         }
         struct stat lst;
-        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-            int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-            if (fd < 0 || wfile_all(fd, data, len) != 0 || close(fd) != 0) {
-                snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
-                if (fd >= 0)
-                    close(fd);
-                return -1;
-            }
-            return 0;
-        }
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            return wfile_link(path, name, data, len, err, errlen);
         return wfile_replace(path, name, data, len, -1, err, errlen);
     }
     if (S_ISREG(st.st_mode)) {

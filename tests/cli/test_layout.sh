@@ -1,7 +1,10 @@
 # Layout: every file of src/ belongs to a module of docs/ARCHITECTURE.md,
 # and includes only what its module may (the one-way direction: sinks, the
-# analysis and the log reader never include NVML or the sampler). Also: no
-# file over 800 lines, and each opens with its design comment.
+# analysis and the log reader never include NVML or the sampler). A module
+# built apart (the exporter, the live view) is a folder of src/: its files
+# are named folder/stem, and no file outside the folder includes its
+# headers. Also: no file over 800 lines, and each opens with its design
+# comment; header names are unique across src/ (an include names one file).
 . "$(dirname "$0")/lib.sh"
 "$PY" - "$SRC" <<'PYEOF' && ok || fail "layout rules broken (above)"
 import fnmatch, os, re, sys
@@ -19,27 +22,67 @@ def module_of(stem):
             return name
     return None
 bad = []
-for f in sorted(os.listdir(os.path.join(src, "src"))):
-    if not f.endswith((".c", ".h")):
-        continue
-    stem = f.rsplit(".", 1)[0]
+files, header_at = [], {}
+for root, dirs, names in os.walk(os.path.join(src, "src")):
+    dirs.sort()
+    for f in sorted(names):
+        if f.endswith((".c", ".h")):
+            rel = os.path.relpath(os.path.join(root, f), os.path.join(src, "src"))
+            files.append(rel)
+            if f.endswith(".h"):
+                if f in header_at:
+                    bad.append(f"{rel}: {f} is also {header_at[f]}")
+                header_at[f] = rel
+def folder(rel):
+    return os.path.dirname(rel)
+for rel in files:
+    stem = rel.rsplit(".", 1)[0]
     mod = module_of(stem)
-    text = open(os.path.join(src, "src", f)).read()
+    text = open(os.path.join(src, "src", rel)).read()
     if mod is None:
-        bad.append(f"{f}: in no module of docs/ARCHITECTURE.md")
+        bad.append(f"{rel}: in no module of docs/ARCHITECTURE.md")
         continue
     if not text.startswith("/*"):
-        bad.append(f"{f}: does not open with its design comment")
+        bad.append(f"{rel}: does not open with its design comment")
     if text.count("\n") > 800:
-        bad.append(f"{f}: {text.count(chr(10))} lines (split it by concept)")
+        bad.append(f"{rel}: {text.count(chr(10))} lines (split it by concept)")
     for inc in re.findall(r'^#include "([a-z_0-9]+)\.h"', text, re.M):
-        target = module_of(inc)
+        at = header_at.get(inc + ".h")
+        target = module_of(at.rsplit(".", 1)[0]) if at else None
         if target is None:
-            bad.append(f"{f}: includes {inc}.h, which is in no module")
+            bad.append(f"{rel}: includes {inc}.h, which is in no module")
+        elif folder(at) and folder(at) != folder(rel):
+            bad.append(f"{rel} includes {at}: a folder's headers are its own")
         elif "*" not in allowed[mod] and target not in allowed[mod]:
-            bad.append(f"{f} ({mod}) includes {inc}.h ({target}): not allowed")
+            bad.append(f"{rel} ({mod}) includes {inc}.h ({target}): not allowed")
 for b in bad:
     print("layout:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PYEOF
+
+# The NVML facts the code cites ("docs/nvml-facts.md §N", in src/, sim/ and docs/) are sections of
+# that file, and no citation points at a facts sheet outside the repository.
+"$PY" - "$SRC" <<'PYEOF' && ok || fail "NVML facts citations broken (above)"
+import os, re, sys
+src = sys.argv[1]
+facts = open(os.path.join(src, "docs/nvml-facts.md")).read()
+sections = set(re.findall(r"^## (\d+)\.", facts, re.M))
+bad = []
+for top in ("src", "sim", "docs"):
+    for root, dirs, names in os.walk(os.path.join(src, top)):
+        for f in names:
+            if not f.endswith((".c", ".h", ".md", ".txt")) or f == "nvml-facts.md":
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, src)
+            text = open(path, errors="replace").read()
+            for m in re.finditer(r"nvml-facts\.md\)?([^\n]*)", text):
+                cited = re.findall(r"§(\d+)", m.group(1).split(")")[0])   # up to the citation's end
+                bad += [f"{rel}: cites §{n}, not a section of docs/nvml-facts.md" for n in cited if n not in sections]
+            if re.search(r"facts §|facts sheet|shared/nvml-facts", text):
+                bad.append(f"{rel}: cites a facts sheet other than docs/nvml-facts.md")
+for b in bad:
+    print("facts:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PYEOF
 done_tests

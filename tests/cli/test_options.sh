@@ -83,10 +83,10 @@ toomany=$(for i in $(seq 600); do printf 'index,'; done)index
 gp query --query-gpu="$toomany" --format=csv > "$T/out" 2> "$T/err"; expect_eq "600 query fields: exit" "$?" 2
 expect_match "600 query fields: message" "$(cat "$T/err")" "Too many fields to query: at most 512"
 
-# --help comes from each command's option table; the man page and the README
-# must name every option it lists.
+# --help comes from each command's option table; the man page and the
+# documentation (README.md and docs/*.md) must name every option it lists.
 man=$(sed 's/\\//g' "$SRC/man/gpumon.1")
-readme=$(cat "$SRC/README.md")
+docs=$(cat "$SRC/README.md" "$SRC"/docs/*.md)
 expect_match "man page mentions --list-metrics" "$man" -- "--list-metrics"
 for c in watch query serve run diagnose report; do
   [ "$c" = serve ] && [ "$HAVE_SERVE" != 1 ] && continue
@@ -94,7 +94,7 @@ for c in watch query serve run diagnose report; do
   [ -n "$opts" ] && ok || fail "$c --help lists no option"
   for opt in $opts; do
     expect_match "man page mentions $c $opt" "$man" -- "$opt"
-    expect_match "README mentions $c $opt" "$readme" -- "$opt"
+    expect_match "docs mention $c $opt" "$docs" -- "$opt"
   done
 done
 help=$("$GPUMON" serve --help)

@@ -55,17 +55,30 @@ expect_eq "lost: first line" "$(head -n 1 "$T/out")" "Unable to determine the de
 expect_match "lost: date line next" "$(sed -n 2p "$T/out")" "$DATE"
 expect_eq "lost: GPU 0 only" "$(grep -cE '^\|   [0-9]  NVIDIA' "$T/out")" 1
 
-# No driver, no GPU: nvidia-smi's words on stdout and its statuses (9, 6); gpumon's diagnosis on stderr.
-GPUMON_NVML=/nonexistent/libnvidia-ml.so.1 "$T/nvidia-smi" > "$T/out" 2> "$T/err"; rc=$?
-expect_eq "no library: exit" "$rc" 9
-expect_eq "no library: stdout" "$(cat "$T/out")" "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running."
-expect_match "no library: stderr" "$(cat "$T/err")" "^gpumon: cannot load the NVML library"
-smi "$SCN/driver-not-loaded.scn" 0 -L
-expect_eq "driver not loaded: exit" "$rc" 9
-expect_match "driver not loaded: stdout" "$(cat "$T/out")" "^NVIDIA-SMI has failed because it couldn't communicate"
-smi "$SCN/zero-gpus.scn" 0
-expect_eq "zero GPUs: exit" "$rc" 6
-expect_eq "zero GPUs: stdout" "$(cat "$T/out")" "No devices were found"
+# No library, no driver, no GPU: one way of opening NVML for the table, -L and the query alike:
+# nvidia-smi's words on stdout and its statuses (12, 9, 6), gpumon's diagnosis on stderr.
+NOLIB="NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.
+Please also try adding directory that contains libnvidia-ml.so to your system PATH."
+NODRV="NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running."
+for args in "" "-L" "--query-gpu=index --format=csv"; do
+  # shellcheck disable=SC2086
+  GPUMON_NVML=/nonexistent/libnvidia-ml.so.1 "$T/nvidia-smi" $args > "$T/out" 2> "$T/err"; rc=$?
+  expect_eq "no library ($args): exit" "$rc" 12
+  expect_eq "no library ($args): stdout" "$(cat "$T/out")" "$NOLIB"
+  expect_match "no library ($args): stderr" "$(cat "$T/err")" "^gpumon: cannot load the NVML library"
+  # shellcheck disable=SC2086
+  smi "$SCN/driver-not-loaded.scn" 0 $args
+  expect_eq "driver not loaded ($args): exit" "$rc" 9
+  expect_eq "driver not loaded ($args): stdout" "$(cat "$T/out")" "$NODRV"
+  expect_match "driver not loaded ($args): stderr" "$(cat "$T/err")" "^gpumon: "
+  # shellcheck disable=SC2086
+  smi "$SCN/zero-gpus.scn" 0 $args
+  expect_eq "zero GPUs ($args): exit" "$rc" 6
+  expect_eq "zero GPUs ($args): stdout" "$(cat "$T/out")" "No devices were found"
+done
+GPUMON_NVML="$BUILD/tests/stubs/libnvidia-ml.so" "$T/nvidia-smi" -L > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "the CUDA stub: exit" "$rc" 12
+expect_eq "the CUDA stub: stdout" "$(cat "$T/out")" "$NOLIB"
 
 # -i: the table and -L of the GPUs named (index, UUID, bus id), their processes only; a name that
 # matches none: "No devices were found", 6. -l: the table again every SEC seconds until interrupted.

@@ -1,8 +1,10 @@
 /*
  * test_analyze.c: the windowed statistics on synthetic records:
  * percentiles from the histogram, eviction from the window, idle share and
- * gaps, memory trend, the out-of-memory boundary, coverage, XIDs in the
- * window, peers, and the whole-run totals.
+ * gaps, memory trend, process exits, coverage, XIDs in the window, peers,
+ * the slowest process of a job, the whole-run summary, and the figure
+ * tables themselves (every row well formed). Measurements only: what the
+ * rules decide from them is test_rules.c's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +12,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
+#include "analyze_int.h"
 #include "metrics.h"
 
 static struct record_gpu gpus[2];
@@ -40,19 +44,21 @@ static void feed(struct analyzer *a, double t, int util, double idle, long long 
     analyze_feed(a, &rec);
 }
 
+#define MAX_GPUS 8
+
 static struct analyze_gpu_stats stats(struct analyzer *a)
 {
-    struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+    struct analyze_gpu_stats s[MAX_GPUS];
+    assert_true(analyze_ngpus(a) <= MAX_GPUS);
     analyze_stats(a, s);
     return s[0];
 }
 
-static struct rule_config config(double window)
+/* The analysis' parameters at the rules' defaults (rules.c's threshold table), with this window. */
+static struct analyze_config config(double window)
 {
-    struct rule_config c;
-    rules_defaults(&c);
-    c.window_s = window;
-    return c;
+    return (struct analyze_config){.window_s = window, .idle_util = 5, .mem_high = 90, .min_samples = 5,
+                                   .min_coverage = 80, .startup_s = 60, .steps_min = 10};
 }
 
 /* Two GPUs at 90%, and the given processes' steps: each takes step seconds, wait of it waiting. */
@@ -93,13 +99,13 @@ static void feed_steps(struct analyzer *a, double t, unsigned nr, const int *pid
 static void test_steps(void **state)
 {
     (void)state;
-    struct rule_config c = config(30);
+    struct analyze_config c = config(30);
     struct analyzer *a = analyze_new(&c);
     const int pids[2] = {100, 200}, local[2] = {0, 1};
     const double step[2] = {0.1, 0.2}, wait[2] = {0.02, 0.1};
     for (int t = 0; t <= 40; t++)
         feed_steps(a, 1000 + t, 2, pids, local, step, wait, 0);
-    struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+    struct analyze_gpu_stats s[MAX_GPUS];
     analyze_stats(a, s);
     /* by local rank: rank 0 on GPU 0, rank 1 on GPU 1 */
     assert_true(s[0].steps_ok && s[1].steps_ok);
@@ -111,11 +117,17 @@ static void test_steps(void **state)
     assert_float_equal(s[0].steps.p50, 0.1, 0.1 * 0.022);
     assert_float_equal(s[1].steps.p95, 0.2, 0.2 * 0.022);
     assert_float_equal(s[0].steps.steps, 300, 1e-9);   /* the 30 records in the window */
-    /* the slower process is named on its own GPU only */
-    assert_int_equal(s[1].slow_pid, 200);
-    assert_int_equal(s[1].slow_rank, 1);
+    /* each GPU's process against the other: twice as slow on GPU 1, half on GPU 0; the rules judge */
+    assert_int_equal(s[1].proc_pid, 200);
+    assert_int_equal(s[1].proc_rank, 1);
     assert_float_equal(s[1].others_p50, s[0].steps.p50, 1e-9);
-    assert_int_equal(s[0].slow_pid, 0);
+    assert_float_equal(s[1].proc_ratio, s[1].steps.p50 / s[0].steps.p50, 1e-9);
+    assert_float_equal(s[1].proc_wait_gap, 30, 1e-6);
+    assert_true(isnan(s[1].slower_ratio));   /* nobody ranks slower */
+    assert_int_equal(s[0].proc_pid, 100);
+    assert_float_equal(s[0].proc_ratio, 1 / s[1].proc_ratio, 1e-9);
+    assert_float_equal(s[0].slower_ratio, s[1].proc_ratio, 1e-9);   /* GPU 1's ranks slower */
+    assert_float_equal(s[0].slower_wait_gap, 30, 1e-6);
     assert_int_equal(s[0].job_ranks, 2);
     /* the best p50 is kept; the same pace is not slower */
     assert_float_equal(s[0].step_best_p50, s[0].steps.p50, 1e-9);
@@ -144,7 +156,7 @@ static void test_steps(void **state)
     analyze_stats(a, s);
     assert_true(s[0].steps_ok && s[1].steps_ok);
     assert_float_equal(s[1].steps.wait_share, 20, 1e-9);
-    assert_int_equal(s[0].slow_pid, 0);
+    assert_int_equal(s[0].proc_pid, 0);   /* a job of one: nobody to compare with */
     /* it stops reporting: its figures leave with the window */
     for (int t = 41; t <= 80; t++)
         feed_steps(a, 1000 + t, 0, pids, local, step, wait, 0);
@@ -158,7 +170,7 @@ static void test_steps(void **state)
 static void test_steps_phases(void **state)
 {
     (void)state;
-    struct rule_config c = config(30);
+    struct analyze_config c = config(30);
     struct analyzer *a = analyze_new(&c);
     for (int t = 0; t <= 60; t++) {
         bool waiting = t % 6 < 3;
@@ -201,6 +213,42 @@ static void test_steps_phases(void **state)
     analyze_free(a);
 }
 
+static int cmp_d(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The selection and the others' median agree with sorting, with ties. */
+static void test_selection(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    for (int round = 0; round < 500; round++) {
+        double v[40], sorted[40], w[40];
+        unsigned n = 1 + (seed = seed * 1103515245u + 12345u) % 40;
+        for (unsigned i = 0; i < n; i++)
+            v[i] = (double)(((seed = seed * 1103515245u + 12345u) >> 16) % 9);   /* few values: many ties */
+        memcpy(sorted, v, sizeof v);
+        qsort(sorted, n, sizeof *sorted, cmp_d);
+        for (unsigned k = 0; k < n; k++) {
+            memcpy(w, v, sizeof v);
+            assert_true(analyze_nth(w, n, k) == sorted[k]);
+        }
+        for (unsigned out = 0; out < n; out++) {   /* the median of all but v[out], as a sort of the rest gives */
+            double rest[40];
+            unsigned m = 0;
+            for (unsigned i = 0; i < n; i++)
+                if (i != out)
+                    rest[m++] = v[i];
+            double want = analyze_median(rest, m), got = analyze_median_but(sorted, n, v[out]);
+            assert_true(m ? got == want : isnan(got));
+        }
+    }
+    double one[2] = {1, 2};
+    assert_true(isnan(analyze_median_but(one, 2, 3)));   /* not among them */
+}
+
 static void test_percentiles(void **state)
 {
     (void)state;
@@ -218,7 +266,7 @@ static void test_percentiles(void **state)
 static void test_window_and_coverage(void **state)
 {
     (void)state;
-    struct rule_config c = config(10);
+    struct analyze_config c = config(10);
     struct analyzer *a = analyze_new(&c);
     for (int t = 1; t <= 8; t++)
         feed(a, 1000 + t, t * 10, NAN, 100, 1);
@@ -234,16 +282,17 @@ static void test_window_and_coverage(void **state)
     assert_true(s.util_p5 == 71 && s.util_p50 == 75 && s.util_p95 == 80);
     feed(a, 1029, 0, NAN, 100, 1);   /* out of order: ignored */
     assert_int_equal(stats(a).n, 10);
-    const struct analyze_gpu_total *tot = analyze_total(a, 0);
-    assert_int_equal(tot->samples, 30);
-    assert_int_equal(tot->n_util, 30);
+    struct analyze_summary sum;
+    analyze_summary(a, 0, &sum);
+    assert_true(sum.samples == 30 && sum.n_util == 30);
+    assert_true(sum.duration_s == 29 && sum.mem_peak == 100 && sum.mem_total == 1000 && sum.mem_peak_share == 10);
     analyze_free(a);
 }
 
 static void test_idle_gaps(void **state)
 {
     (void)state;
-    struct rule_config c = config(100);
+    struct analyze_config c = config(100);
     struct analyzer *a = analyze_new(&c);
     /* busy busy idle idle busy idle busy busy idle(partial 50%) busy: gaps 2 s, 1 s, 0.5 s */
     static const int util[] = {90, 90, 0, 0, 90, 0, 90, 90, 45, 90};
@@ -251,7 +300,7 @@ static void test_idle_gaps(void **state)
     for (int i = 0; i < 10; i++)
         feed(a, 2000 + i, util[i], idle[i], 100, 1);
     struct analyze_gpu_stats s = stats(a);
-    assert_int_equal(s.idle_gaps, 3);
+    assert_true(s.idle_gaps == 3);
     assert_true(fabs(s.idle_gap_max_s - 2) < 1e-9);
     assert_true(fabs(s.idle_gap_mean_s - 3.5 / 3) < 1e-9);
     assert_true(fabs(s.idle_share - 35) < 1e-9);
@@ -262,7 +311,7 @@ static void test_idle_gaps(void **state)
     for (int i = 0; i < 10; i++)
         feed(a, 3000 + i, i < 6 ? 50 : 4, NAN, 100, 1);
     s = stats(a);
-    assert_int_equal(s.idle_gaps, 1);
+    assert_true(s.idle_gaps == 1);
     assert_true(fabs(s.idle_share - 40) < 1e-9);
     assert_true(fabs(s.idle_for_s - 3) < 1e-9);   /* idle since 3006, now 3009 */
     analyze_free(a);
@@ -273,7 +322,7 @@ static void test_idle_gaps(void **state)
 static void test_idle_gap_phase(void **state)
 {
     (void)state;
-    struct rule_config c = config(100);
+    struct analyze_config c = config(100);
     static const struct { double idle[10]; unsigned gaps; double longest; } cases[] = {
         {{0, 0, 40, 100, 100, 100, 100, 100, 60, 0}, 1, 6.0},   /* begins and ends inside records */
         {{0, 0, 100, 100, 100, 100, 100, 100, 0, 0}, 1, 6.0},   /* aligned with the records */
@@ -287,30 +336,33 @@ static void test_idle_gap_phase(void **state)
             feed(a, 6000 + i, cases[k].idle[i] >= 95 ? 0 : 90, cases[k].idle[i], 100, 1);
         struct analyze_gpu_stats s = stats(a);
         if (s.idle_gaps != cases[k].gaps || fabs(s.idle_gap_max_s - cases[k].longest) > 1e-4)   /* idle shares are floats */
-            fail_msg("case %zu: %u gaps, longest %.2f s; want %u, %.2f", k, s.idle_gaps, s.idle_gap_max_s,
+            fail_msg("case %zu: %.0f gaps, longest %.2f s; want %u, %.2f", k, s.idle_gaps, s.idle_gap_max_s,
                      cases[k].gaps, cases[k].longest);
         analyze_free(a);
     }
 }
 
-/* A start seen in the log (memory from unused to used) opens startup.seconds of grace; a log that begins
- * with the job already running has none. */
-static void test_warmup(void **state)
+/* A start seen in the log (memory from unused to used) is when the job started (the rules give it
+ * startup.seconds of grace); a log that begins with the job already running has none; giving the GPU up
+ * makes the next use a new start. */
+static void test_job_start(void **state)
 {
     (void)state;
-    struct rule_config c = config(30);
+    struct analyze_config c = config(30);
     struct analyzer *a = analyze_new(&c);
     feed(a, 7000, 0, NAN, 0, 0);
     for (int t = 1; t <= 89; t++)
         feed(a, 7000 + t, 90, NAN, 500, 1);
-    assert_true(stats(a).warmup);          /* window from 7059: reaches into 7001 + 60 */
+    assert_true(stats(a).job_start_t == 7001);
+    feed(a, 7090, 0, NAN, 0, 0);
+    assert_true(stats(a).job_start_t == 0);
     feed(a, 7091, 90, NAN, 500, 1);
-    assert_false(stats(a).warmup);         /* window from 7061 */
+    assert_true(stats(a).job_start_t == 7091);
     analyze_free(a);
     a = analyze_new(&c);
     for (int t = 0; t <= 10; t++)
         feed(a, 8000 + t, 90, NAN, 500, 1);
-    assert_false(stats(a).warmup);
+    assert_true(stats(a).job_start_t == 0);
     analyze_free(a);
 }
 
@@ -318,7 +370,7 @@ static void test_warmup(void **state)
 static void test_memory_recent_slope(void **state)
 {
     (void)state;
-    struct rule_config c = config(20);
+    struct analyze_config c = config(20);
     struct analyzer *a = analyze_new(&c);
     for (int t = 0; t <= 20; t++)
         feed(a, 9000 + t, 90, NAN, t < 10 ? 100 + 80 * t : 900, 1);
@@ -331,7 +383,7 @@ static void test_memory_recent_slope(void **state)
 static void test_memory_trend_and_oom(void **state)
 {
     (void)state;
-    struct rule_config c = config(30);
+    struct analyze_config c = config(30);
     struct analyzer *a = analyze_new(&c);
     for (int i = 0; i <= 20; i++)
         feed(a, 4000 + i, 90, NAN, 100 + 10 * i, 1);
@@ -339,26 +391,30 @@ static void test_memory_trend_and_oom(void **state)
     assert_true(fabs(s.mem_slope - 10) < 1e-6);
     assert_true(s.mem_min == 100 && s.mem_max == 300 && s.mem_last == 300);
     assert_true(s.mem_first_use_t == 4000);
-    assert_true(s.oom_t == 0);
+    assert_true(s.exit_t == 0);
     analyze_free(a);
-    /* a process ends right after memory was 94.9% full: not OOM; at 95%: OOM */
-    for (int full = 949; full <= 950; full++) {
-        a = analyze_new(&c);
-        feed(a, 5000, 90, NAN, full, 1);
-        feed(a, 5001, 0, NAN, 0, 0);
-        s = stats(a);
-        if (full == 949)
-            assert_true(s.oom_t == 0);
-        else
-            assert_true(s.oom_t == 5001 && fabs(s.oom_mem_share - 95) < 1e-9);
-        analyze_free(a);
-    }
+    /* a process ends right after memory was 94.9% full: measured as it is (the rules call 95% OOM) */
+    a = analyze_new(&c);
+    feed(a, 5000, 90, NAN, 949, 1);
+    feed(a, 5001, 0, NAN, 0, 0);
+    s = stats(a);
+    assert_true(s.exit_t == 5001 && fabs(s.exit_mem_share - 94.9) < 1e-9);
+    /* two exits in the window: the fuller is kept, the latest of equals */
+    feed(a, 5002, 90, NAN, 500, 2);
+    feed(a, 5003, 90, NAN, 500, 1);
+    s = stats(a);
+    assert_true(s.exit_t == 5001 && fabs(s.exit_mem_share - 94.9) < 1e-9);
+    feed(a, 5004, 90, NAN, 949, 2);
+    feed(a, 5005, 90, NAN, 100, 1);
+    s = stats(a);
+    assert_true(s.exit_t == 5005);
+    analyze_free(a);
 }
 
 static void test_xids_peers_lost(void **state)
 {
     (void)state;
-    struct rule_config c = config(10);
+    struct analyze_config c = config(10);
     struct analyzer *a = analyze_new(&c);
     for (int i = 0; i <= 20; i++) {
         memset(gpus, 0, sizeof gpus);
@@ -379,7 +435,7 @@ static void test_xids_peers_lost(void **state)
         }
         analyze_feed(a, &rec);
         if (i == 11) {   /* the XID at 6002 is inside the 10 s window ending at 6011 */
-            struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+            struct analyze_gpu_stats s[MAX_GPUS];
             analyze_stats(a, s);
             assert_int_equal(s[0].nxids, 1);
             assert_int_equal(s[0].xids[0].code, 79);
@@ -387,7 +443,7 @@ static void test_xids_peers_lost(void **state)
             assert_true(s[0].peer_median_util == 95);
         }
     }
-    struct analyze_gpu_stats s[ANALYZE_MAX_GPUS];
+    struct analyze_gpu_stats s[MAX_GPUS];
     analyze_stats(a, s);
     assert_int_equal(analyze_ngpus(a), 2);
     assert_int_equal(s[0].nxids, 0);   /* older than the window now */
@@ -396,19 +452,129 @@ static void test_xids_peers_lost(void **state)
     analyze_free(a);
 }
 
+/* A GPU is its node, index and UUID: a new UUID at an index is a new GPU; a UUID first learnt is the same
+ * GPU; a record without one is the latest GPU of its index; analyze_gpu_of maps a record's GPUs. */
+static void test_gpu_identity(void **state)
+{
+    (void)state;
+    struct analyze_config c = config(30);
+    struct analyzer *a = analyze_new(&c);
+    static const char *const uuids[] = {NULL, "GPU-a", "GPU-a", "GPU-b", NULL, "GPU-a"};
+    for (int t = 0; t < 6; t++) {
+        memset(gpus, 0, sizeof gpus);
+        memset(&rec, 0, sizeof rec);
+        rec.time.tv_sec = 9900 + t;
+        rec.ngpus = 2;
+        rec.gpus = gpus;
+        gpus[0].index = 3, gpus[1].index = 4;
+        set_i(&gpus[0], M_UTIL_GPU, 50);
+        set_i(&gpus[1], M_UTIL_GPU, 50);
+        if (uuids[t])
+            gpus[0].v[M_UUID] = (struct value){.state = VS_OK, .u.s = uuids[t]};
+        analyze_feed(a, &rec);
+        int want = t < 3 ? 0 : 2;   /* GPU-a is GPU 0 (its UUID learnt at t 1); GPU-b from t 3, then its index */
+        if (t == 5)
+            want = 0;               /* GPU-a again: the GPU it was */
+        assert_int_equal(analyze_gpu_of(a, &rec, 0), want);
+        assert_int_equal(analyze_gpu_of(a, &rec, 1), 1);
+    }
+    assert_int_equal(analyze_ngpus(a), 3);
+    struct analyze_summary s0, s2;
+    analyze_summary(a, 0, &s0);
+    analyze_summary(a, 2, &s2);
+    assert_true(s0.index == 3 && s2.index == 3 && s0.twin == 1 && s2.twin == 2);
+    assert_string_equal(s0.uuid, "GPU-a");
+    assert_string_equal(s2.uuid, "GPU-b");
+    assert_true(s0.samples == 4 && s2.samples == 2);
+    feed(a, 9000, 50, NAN, 100, 1);   /* out of order: ignored, mapped to nothing */
+    assert_int_equal(analyze_gpu_of(a, &rec, 0), -1);
+    analyze_free(a);
+}
+
+/* GPM must cover the window as a full window must: min.coverage (80%) of its points, min.samples of them. */
+static void test_gpm_covered(void **state)
+{
+    (void)state;
+    for (int with = 23; with <= 24; with++) {
+        struct analyze_config c = config(30);
+        struct analyzer *a = analyze_new(&c);
+        for (int t = 0; t <= 31; t++) {   /* 30 points in the window (2-31), GPM in the last `with` */
+            memset(gpus, 0, sizeof gpus);
+            memset(&rec, 0, sizeof rec);
+            rec.time.tv_sec = 9500 + t;
+            rec.ngpus = 1;
+            rec.gpus = gpus;
+            set_i(&gpus[0], M_UTIL_GPU, 90);
+            if (t > 31 - with)
+                gpus[0].v[M_GPM_SM_ACTIVE] = (struct value){.state = VS_OK, .u.f = 40};
+            analyze_feed(a, &rec);
+        }
+        struct analyze_gpu_stats s = stats(a);
+        if (!(s.n == 30 && s.n_gpm == with && s.sm_active_mean == 40))
+            fail_msg("%u points, %.0f with GPM at %.1f", s.n, s.n_gpm, s.sm_active_mean);
+        assert_true(s.gpm_covered == (with == 24));   /* 24 of 30: 80% */
+        analyze_free(a);
+    }
+}
+
+/* Every row of the figure tables is well formed: a unique key, a double inside its struct, a reduction its
+ * column can have (histograms: utilization's), words for what no reduction names, exported figures in %. */
+static void test_figure_tables(void **state)
+{
+    (void)state;
+    for (int i = 0; i < analyze_nwindow_figures; i++) {
+        const struct analyze_figure *f = &analyze_window_figures[i];
+        assert_non_null(f->key);
+        assert_true(f->offset % sizeof(double) == 0 && f->offset + sizeof(double) <= sizeof(struct analyze_gpu_stats));
+        assert_true(f->col <= AC_NONE && f->gate <= AC_NONE);
+        if (f->how == AH_HIST_MEAN || f->how == AH_HIST_PCT)
+            assert_true(f->col == AC_UTIL || f->col == AC_UTIL_MAX);
+        if (f->how == AH_CUSTOM)
+            assert_non_null(f->how_text);
+        if (f->how != AH_CUSTOM && f->how != AH_REASONS && f->how != AH_HIST_MEAN && f->how != AH_HIST_PCT)
+            assert_true(f->col < AC_COUNT);
+        if (f->export_help)
+            assert_string_equal(f->unit, "%");
+        for (int j = 0; j < i; j++) {
+            assert_string_not_equal(f->key, analyze_window_figures[j].key);
+            assert_true(f->offset != analyze_window_figures[j].offset);
+        }
+    }
+    for (int i = 0; i < analyze_nrun_figures; i++) {
+        const struct analyze_run_figure *f = &analyze_run_figures[i];
+        assert_true(f->offset % sizeof(double) == 0 && f->offset + sizeof(double) <= sizeof(struct analyze_summary));
+        assert_true(f->how != AH_REASONS && f->how != AH_SLOPE && f->how != AH_SLOPE_LATER);
+        if (f->how == AH_HIST_MEAN || f->how == AH_HIST_PCT)
+            assert_true(f->col == AC_UTIL);
+        if (f->how == AH_CUSTOM)
+            assert_non_null(f->how_text);
+        else if (f->how != AH_HIST_MEAN && f->how != AH_HIST_PCT)
+            assert_true(f->col < AC_COUNT && f->gate <= AC_NONE);
+    }
+    for (int c = 0; c < AC_COUNT; c++)   /* every column is read from somewhere */
+        assert_true(analyze_columns[c].from_steps || analyze_columns[c].metric != 0 || c == 0);
+    unsigned long long h[101] = {0};
+    h[10] = 1, h[20] = 3;
+    assert_true(isnan(analyze_hist_mean(h, 0)) && analyze_hist_mean(h, 4) == 17.5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_selection),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_steps_phases),
         cmocka_unit_test(test_window_and_coverage),
         cmocka_unit_test(test_idle_gaps),
         cmocka_unit_test(test_idle_gap_phase),
-        cmocka_unit_test(test_warmup),
+        cmocka_unit_test(test_job_start),
         cmocka_unit_test(test_memory_recent_slope),
         cmocka_unit_test(test_memory_trend_and_oom),
         cmocka_unit_test(test_xids_peers_lost),
+        cmocka_unit_test(test_gpm_covered),
+        cmocka_unit_test(test_gpu_identity),
+        cmocka_unit_test(test_figure_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
 #include "rules.h"
@@ -45,7 +47,7 @@ static struct analyze_gpu_stats base(void)
     s.temp_max = 60;
     s.power_mean = 200;
     s.power_limit = 400;
-    s.sm_mean = s.sm_max_clock = 1400;
+    s.sm_clock_mean = s.sm_clock_max = 1400;
     s.pcie_tx_mean = s.pcie_rx_mean = NAN;
     s.n_reasons = 31;
     s.peer_median_util = NAN;
@@ -56,7 +58,8 @@ static struct analyze_gpu_stats base(void)
     s.sm_active_mean = s.sm_occupancy_mean = s.tensor_mean = s.dram_mean = s.fp32_mean = NAN;
     s.gpm_code = -1;
     s.step_best_p50 = s.step_best_t = s.util_in_wait = s.util_in_compute = s.sm_in_wait = s.sm_in_compute = NAN;
-    s.slow_wait = s.others_wait = s.slow_p50 = s.others_p50 = NAN;
+    s.proc_wait = s.others_wait = s.proc_p50 = s.others_p50 = NAN;
+    s.proc_ratio = s.proc_wait_gap = s.slower_ratio = s.slower_wait_gap = NAN;
     return s;
 }
 
@@ -76,14 +79,14 @@ static void with_steps(struct analyze_gpu_stats *s, double wait)
 
 static bool holds(const struct analyze_gpu_stats *s, const char *id)
 {
-    bool active[RULE_MAX];
+    bool active[R_COUNT];
     rules_evaluate(s, &cfg, active, NULL);
     return active[rule_index(id)];
 }
 
 static int nactive(const struct analyze_gpu_stats *s)
 {
-    bool active[RULE_MAX];
+    bool active[R_COUNT];
     int n = 0;
     rules_evaluate(s, &cfg, active, NULL);
     for (int i = 0; i < rule_count; i++)
@@ -230,9 +233,12 @@ static void test_memory(void **state)
     assert_false(holds(&s, "memory-pressure"));
     s.mem_last = s.mem_max = 900;
     assert_true(holds(&s, "memory-pressure"));
-    s.warmup = true;   /* an allocator growing during the job's start-up */
+    s.job_start_t = s.now - 89;   /* an allocator growing during the job's start-up: the window (from now - 30)
+                                   * reaches into its first 60 s */
     assert_false(holds(&s, "memory-pressure"));
-    s.warmup = false;
+    s.job_start_t = s.now - 90;
+    assert_true(holds(&s, "memory-pressure"));
+    s.job_start_t = 0;
     s.mem_recent_slope = 0.66;   /* the later half rose 0.99%: growth levelling off */
     assert_false(holds(&s, "memory-pressure"));
     s.mem_recent_slope = 0.67;   /* 1.005% */
@@ -255,12 +261,13 @@ static void test_memory(void **state)
     assert_false(holds(&s, "memory-pressure"));
 }
 
-/* GPM over the window: n_gpm points of the window's n. */
+/* GPM covering the window (the analysis says so: gpm_covered). */
 static struct analyze_gpu_stats with_gpm(double util, double sm, double tensor, double dram)
 {
     struct analyze_gpu_stats s = base();
     s.util_mean = s.util_p5 = s.util_p50 = s.util_p95 = s.util_peak = util;
     s.n_gpm = s.n;
+    s.gpm_covered = true;
     s.sm_active_mean = sm;
     s.tensor_mean = tensor;
     s.dram_mean = dram;
@@ -282,10 +289,10 @@ static void test_gpm(void **state)
     s.util_mean = 69.9;                   /* not busy by utilization: not this rule */
     assert_false(holds(&s, "busy-underused"));
     s.util_mean = 97;
-    s.n_gpm = 24;                         /* GPM in 24 of 31 points: under min.coverage, today's rules */
+    s.gpm_covered = false;                /* GPM covers too little of the window: utilization's rules */
     assert_false(holds(&s, "busy-underused"));
     assert_true(holds(&s, "healthy"));
-    s.n_gpm = 25;
+    s.gpm_covered = true;
     assert_true(holds(&s, "busy-underused"));
     s.dram_mean = 70;                     /* bandwidth-bound instead */
     assert_false(holds(&s, "busy-underused"));
@@ -359,9 +366,12 @@ static void test_startup_and_pause(void **state)
     s.idle_share = 30;
     s.idle_gaps = 4;
     assert_true(holds(&s, "input-bound"));
-    s.warmup = true;
+    s.job_start_t = s.now - 89;           /* the job started 89 s ago: its first 60 s are in the window */
     assert_false(holds(&s, "input-bound"));
     assert_int_equal(nactive(&s), 0);
+    cfg.t[T_STARTUP_S] = 58;              /* a shorter start-up: over before the window began */
+    assert_true(holds(&s, "input-bound"));
+    cfg.t[T_STARTUP_S] = 60;
     /* one 15 s stop in 30 s, 94% around it, with the CPU busy writing: a pause (info), not input-bound-cpu */
     s = base();
     s.util_mean = 47;
@@ -397,10 +407,15 @@ static void test_events(void **state)
     (void)state;
     struct analyze_gpu_stats s = base();
     s.enough = false;   /* events need no full window */
-    s.oom_t = 990;
-    s.oom_mem_share = 97;
+    s.exit_t = 990;
+    s.exit_mem_share = 94.9;              /* a process ended with memory under oom.memory: not OOM */
+    assert_false(holds(&s, "oom"));
+    s.exit_mem_share = 95;
     assert_true(holds(&s, "oom"));
-    s.oom_t = 0;
+    cfg.t[T_OOM_MEM] = 96;                /* the rules' threshold decides, not the analysis */
+    assert_false(holds(&s, "oom"));
+    cfg.t[T_OOM_MEM] = 95;
+    s.exit_t = 0;
     s.ecc_uncorr_new = 1;
     assert_true(holds(&s, "ecc-uncorrected"));
     s.ecc_uncorr_new = 0;
@@ -534,24 +549,39 @@ static void test_steps_shape(void **state)
     s.step_best_t = s.now - 30;
     s.steps.waited = 9;
     assert_false(holds(&s, "steps-slowing"));
-    /* slow-rank: analyze.c picks the process; the rule speaks where it runs, with its figures */
+    /* slow-rank: the analysis measures each GPU's slowest process against the others; the rule speaks
+     * where that one is slow (rank.slow, or steps.wait points more waiting) and none ranked slower is */
     s = base();
     assert_false(holds(&s, "slow-rank"));
-    s.slow_pid = 4242;
-    s.slow_rank = 1;
+    s.proc_pid = 4242;
+    s.proc_rank = 1;
     s.job_ranks = 2;
-    s.slow_p50 = 0.2;
+    s.proc_p50 = 0.2;
     s.others_p50 = 0.1;
-    s.slow_wait = 45;
+    s.proc_wait = 45;
     s.others_wait = 2;
+    s.proc_ratio = 1.24;
+    s.proc_wait_gap = 19.9;
+    assert_false(holds(&s, "slow-rank"));
+    s.proc_ratio = 1.25;
     assert_true(holds(&s, "slow-rank"));
-    bool active[RULE_MAX];
-    struct sbuf ev[RULE_MAX];
-    for (int i = 0; i < RULE_MAX; i++)
+    s.proc_ratio = 1;
+    s.proc_wait_gap = 20;
+    assert_true(holds(&s, "slow-rank"));
+    s.slower_ratio = 1.1;                 /* another ranks slower, but is not slow: this one is the slowest slow */
+    s.slower_wait_gap = 19;
+    assert_true(holds(&s, "slow-rank"));
+    s.slower_ratio = 1.3;                 /* a slower one is slow: it is named, on its GPU */
+    assert_false(holds(&s, "slow-rank"));
+    s.slower_ratio = 1.1;
+    s.proc_ratio = 2;
+    bool active[R_COUNT];
+    struct sbuf ev[R_COUNT];
+    for (int i = 0; i < R_COUNT; i++)
         sbuf_init(&ev[i]);
     rules_evaluate(&s, &cfg, active, ev);
     assert_non_null(strstr(ev[rule_index("slow-rank")].data, "rank 1 (pid 4242): p50 step 200 ms against 100 ms"));
-    for (int i = 0; i < RULE_MAX; i++)
+    for (int i = 0; i < R_COUNT; i++)
         sbuf_free(&ev[i]);
 }
 
@@ -577,6 +607,102 @@ static void test_thresholds(void **state)
     }
 }
 
+/* Precedence is the table's column: a rule stands aside only for rules above it (so one pass in table order
+ * resolves it), and only while they hold. */
+static void test_precedence(void **state)
+{
+    (void)state;
+    for (int i = 0; i < rule_count; i++) {
+        assert_true((rule_table[i].yields_to >> i) == 0);   /* no rule at or below itself */
+        if (rule_table[i].yields_to_problems)
+            for (int j = i; j < rule_count; j++)
+                assert_true(rule_table[j].severity < SEV_WARNING);
+    }
+    /* a GPU of a slow node, also below its peers: the node is the finding */
+    struct analyze_gpu_stats s = base();
+    s.util_mean = 40;
+    s.npeers = 3;
+    s.peer_median_util = 90;
+    assert_true(holds(&s, "straggler"));
+    s.nodes = 2;
+    s.node_util = 40;
+    s.other_nodes_util = 90;
+    assert_true(holds(&s, "slow-node"));
+    assert_false(holds(&s, "straggler"));
+    /* steady and low below its peers: a straggler, not a small batch; without peers, small-batch */
+    s = base();
+    s.util_mean = 40;
+    s.util_p5 = 35, s.util_p95 = 45;
+    assert_true(holds(&s, "small-batch"));
+    s.npeers = 3;
+    s.peer_median_util = 90;
+    assert_true(holds(&s, "straggler"));
+    assert_false(holds(&s, "small-batch"));
+    /* the job's steps say it waits 20%: input-wait, not input-wait-some, nor small-batch */
+    s = base();
+    s.util_mean = 40;
+    s.util_p5 = 35, s.util_p95 = 45;
+    with_steps(&s, 20);
+    assert_true(holds(&s, "input-wait"));
+    assert_false(holds(&s, "input-wait-some") || holds(&s, "small-batch"));
+    s.steps.wait_share = 19.9;
+    assert_true(holds(&s, "input-wait-some") && holds(&s, "small-batch"));
+}
+
+/* The documentation is the table: every {name} of a rule's .when is a threshold, every threshold the
+ * analysis reads maps onto its config, and each format names every rule and threshold. */
+static void test_docs(void **state)
+{
+    (void)state;
+    for (int i = 0; i < rule_count; i++) {
+        assert_non_null(rule_table[i].when);
+        for (const char *w = strchr(rule_table[i].when, '{'); w; w = strchr(w + 1, '{')) {
+            const char *end = strchr(w, '}');
+            assert_non_null(end);
+            bool found = false;
+            for (int t = 0; t < T_COUNT; t++)
+                found |= strlen(rules_thresholds[t].name) == (size_t)(end - w - 1) &&
+                         !strncmp(rules_thresholds[t].name, w + 1, (size_t)(end - w - 1));
+            if (!found)
+                fail_msg("rule %s: {%.*s} is no threshold", rule_table[i].id, (int)(end - w - 1), w + 1);
+        }
+    }
+    struct rule_config c;
+    struct analyze_config a;
+    rules_defaults(&c);
+    c.t[T_IDLE_UTIL] = 7;
+    c.t[T_STARTUP_S] = 33;
+    c.window_s = 12;
+    rules_analyze_config(&c, &a);
+    assert_true(a.window_s == 12 && a.idle_util == 7 && a.startup_s == 33 && a.mem_high == 90 && a.steps_min == 10 &&
+                a.min_samples == 5 && a.min_coverage == 80);
+    for (int t = 0; t < T_COUNT; t++)
+        assert_true(rules_thresholds[t].name && rules_thresholds[t].meaning &&
+                    rules_thresholds[t].analysis + sizeof(double) <= sizeof a);
+    for (int f = RULES_DOC_TEXT; f <= RULES_DOC_MAN; f++) {
+        char *doc = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&doc, &len);
+        rules_print_doc(out, &c, (enum rules_doc_format)f);
+        fclose(out);
+        for (int i = 0; i < rule_count + T_COUNT; i++) {   /* every rule and threshold, as that format spells it */
+            const char *name = i < rule_count ? rule_table[i].id : rules_thresholds[i - rule_count].name;
+            char spelt[64];
+            size_t n = 0;
+            for (const char *c = name; *c && n + 3 < sizeof spelt; c++) {
+                if (*c == '-' && f == RULES_DOC_MAN)
+                    spelt[n++] = '\\';
+                spelt[n++] = *c;
+            }
+            spelt[n] = '\0';
+            if (!strstr(doc, spelt))
+                fail_msg("format %d does not name %s", f, spelt);
+        }
+        assert_null(strchr(doc, '{'));   /* every placeholder filled */
+        free(doc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,6 +723,8 @@ int main(void)
         cmocka_unit_test_setup(test_steps_input, setup),
         cmocka_unit_test_setup(test_steps_shape, setup),
         cmocka_unit_test_setup(test_thresholds, setup),
+        cmocka_unit_test_setup(test_precedence, setup),
+        cmocka_unit_test_setup(test_docs, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_top_proc.c: what `gpumon top` reads from /proc (src/top_proc.c):
+ * test_top_proc.c: what `gpumon top` reads from /proc (src/top/top_proc.c):
  * container ids and pod UIDs from cgroup paths of docker, containerd,
  * CRI-O and podman, cgroup v1 and v2, cgroupfs and systemd drivers; and a
  * fake /proc tree read through the memo: the command line (NULs, control

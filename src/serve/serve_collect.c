@@ -30,7 +30,7 @@ void serve_collect_once(struct serve_state *st)
     st->self.gpus = rec.ngpus;
     st->self.gpus_lost = 0;
     for (unsigned g = 0; g < rec.ngpus; g++)
-        st->self.gpus_lost += rec.gpus[g].v[M_STATE].state == VS_OK && !strcmp(rec.gpus[g].v[M_STATE].u.s, "lost");
+        st->self.gpus_lost += metric_gpu_lost(rec.gpus[g].v);
     clock_gettime(CLOCK_REALTIME, &wall);
     st->self.last_success = (double)wall.tv_sec + wall.tv_nsec / 1e9;
 

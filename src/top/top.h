@@ -3,10 +3,10 @@
  *
  * Two threads. The collector (top_collect.c) owns the sampler, the rules
  * (a struct diag fed every record: the verdicts of `gpumon run`), the
- * history rings, the per-process SM shares (top_putil.c, the one file of
- * the module that calls NVML) and the /proc memo (top_proc.c); after each
- * sample it publishes a whole snapshot under a mutex held for a copy, and
- * wakes the UI through an eventfd. The UI thread (top_ui.c: keys, signals,
+ * history rings, the per-process SM shares (read by the sampler, as every
+ * NVML value: no file of the module reads NVML) and the /proc memo
+ * (top_proc.c); after each sample it publishes a whole snapshot under a
+ * mutex held for a copy, and wakes the UI through an eventfd. The UI thread (top_ui.c: keys, signals,
  * modes; top_draw.c, top_detail.c, top_ptable.c, top_graph.c: screens;
  * top_term.c: the terminal) only ever copies snapshots, so a hung NVML call
  * freezes the data, never the screen, and the header shows the data's age.
@@ -97,17 +97,6 @@ uint64_t top_collect_busy_ns(const struct top_collector *c);
 /* Stops and frees the collector. Returns false when it is stuck in an
  * NVML call past grace_s: then it is left running and nothing is freed. */
 bool top_collect_stop(struct top_collector *c, double grace_s);
-
-/* ---- per-process SM shares (top_putil.c, collector thread only) ---- */
-
-struct top_putil;
-struct top_putil *top_putil_new(void);
-void top_putil_free(struct top_putil *u);
-/* Reads the SM share of each busy process on the GPU with NVML index idx
- * since the previous call: pid[i], sm[i] (%), *n at most max. Returns 0,
- * or NVML's code why it cannot tell (not supported, an old driver...).
- * A GPU with no busy process answers 0 with *n = 0. */
-int top_putil_read(struct top_putil *u, unsigned idx, unsigned *pid, unsigned *sm, unsigned max, unsigned *n);
 
 /* ---- the terminal (top_term.c) ---- */
 

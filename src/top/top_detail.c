@@ -152,13 +152,21 @@ static void top_detail_verdicts(struct top_lines *l, const struct top_gpu *tg)
 {
     const struct analyze_gpu_stats *s = &tg->stats;
     top_lines_add(l, TOP_ST_NORMAL, 0, "");
-    if (tg->have_stats && s->n_util)
-        top_lines_printf(l, TOP_ST_NORMAL, 2, "window (%.0f s, %.0f s covered): utilization mean %.0f%% (p5 %.0f, p50 "
-                         "%.0f, p95 %.0f), idle %.0f%% of the time in %u gap%s", s->window_s, s->span_s, s->util_mean,
-                         s->util_p5, s->util_p50, s->util_p95, s->idle_share, s->idle_gaps, s->idle_gaps == 1 ? "" : "s");
-    if (tg->have_stats && s->n_gpm && isfinite(s->sm_active_mean))
-        top_lines_printf(l, TOP_ST_NORMAL, 2, "window GPM: SM active mean %.0f%%, tensor %.0f%%, DRAM %.0f%%",
-                         s->sm_active_mean, s->tensor_mean, s->dram_mean);
+    if (tg->have_stats && s->n) {   /* the window figures the analysis names (analyze_window_figures' labels) */
+        char line[1024];
+        int len = snprintf(line, sizeof line, "window (%.0f s, %.0f s covered):", s->window_s, s->span_s);
+        const char *sep = " ";
+        for (int f = 0; f < analyze_nwindow_figures && len < (int)sizeof line; f++) {
+            const struct analyze_figure *fig = &analyze_window_figures[f];
+            if (!fig->label || !analyze_figure_shown(fig, s))
+                continue;
+            const char *unit = fig->unit ? fig->unit : "";
+            len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %.0f%s%s", sep, fig->label,
+                            analyze_figure_value(fig, s), *unit && *unit != '%' ? " " : "", unit);
+            sep = ", ";
+        }
+        top_lines_add(l, TOP_ST_NORMAL, 2, line);
+    }
     top_lines_add(l, TOP_ST_MARK, 0, "Verdicts (the rules of gpumon run; gpumon run --list-rules lists them):");
     for (unsigned i = 0; i < tg->nverdicts; i++) {
         const struct top_verdict *v = &tg->verdicts[i];

@@ -33,7 +33,6 @@ struct top_collector {
     struct sampler *sampler;
     struct diag *diag;
     struct top_proc_cache *procs;
-    struct top_putil *putil;
     struct top_snap work;             /* built here, then swapped with pub */
     struct top_hist *hist;            /* per GPU position */
     struct top_collect_acc *acc;
@@ -84,8 +83,7 @@ void top_snap_copy(struct top_snap *dst, const struct top_snap *src)
 
 bool top_gpu_lost(const struct record_gpu *g)
 {
-    const struct value *st = &g->v[M_STATE];
-    return st->state == VS_LOST || (st->state == VS_OK && st->u.s && !strcmp(st->u.s, "lost"));
+    return metric_gpu_lost(g->v);
 }
 
 static double top_collect_num(const struct value *v)
@@ -186,7 +184,7 @@ static void top_collect_rows(struct top_collector *c, const struct record *rec, 
         const struct record_gpu *rg = &rec->gpus[g];
         unsigned n = 0;
         int rc = top_gpu_lost(rg) ? 15 : rg->nprocs == 0 ? -1
-                                     : top_putil_read(c->putil, rg->index, pids, sms, RECORD_MAX_PROCS * 4, &n);
+                                     : sampler_proc_util(c->sampler, g, pids, sms, RECORD_MAX_PROCS * 4, &n);
         if (rc != -1)
             c->putil_rc[g] = rc;   /* without processes the last answer stands */
         s->gpus[g].putil_rc = c->putil_rc[g];
@@ -253,7 +251,7 @@ static void top_collect_build(struct top_collector *c, const struct record *rec,
         tg->nverdicts = 0;
         tg->have_stats = false;
         for (unsigned i = 0; i < analyze_ngpus(an); i++)
-            if (analyze_total(an, i)->index == rec->gpus[g].index)
+            if (analyze_gpu_index(an, i) == rec->gpus[g].index)   /* the latest GPU of the index wins */
                 top_collect_verdicts(c->diag, i, tg);
     }
     top_collect_rows(c, rec, t0);
@@ -312,7 +310,6 @@ struct top_collector *top_collect_start(struct sampler *s, const struct rule_con
     c->sampler = s;
     c->diag = diag_new(cfg, NULL, NULL);
     c->procs = top_proc_new("/proc");
-    c->putil = top_putil_new();
     c->notify_fd = notify_fd;
     top_snap_init(&c->work);
     top_snap_init(&c->pub);
@@ -383,7 +380,6 @@ bool top_collect_stop(struct top_collector *c, double grace_s)
     }
     diag_free(c->diag);
     top_proc_free(c->procs);
-    top_putil_free(c->putil);
     top_snap_free(&c->work);
     top_snap_free(&c->pub);
     free(c->hist);

@@ -7,8 +7,9 @@
  *   gpumon_diagnosis_seconds_total{gpu,uuid,rule,severity}, the seconds
  *     each verdict has held since the exporter started (a counter: its
  *     increase over a range is the GPU time lost to that cause);
- *   the window figures the verdicts stand on: mean utilization, idle
- *     share, and SM and tensor activity where GPM covers the window.
+ *   the window figures the verdicts stand on, the rows of
+ *     analyze_window_figures that say export_help (mean utilization, idle
+ *     share, and SM and tensor activity where GPM covers the window).
  * And the accounting (account.h), counters per job and per user of the
  * GPU-seconds, idle GPU-seconds and joules since the exporter started:
  * gpumon_{job,user}_gpu_seconds_total{hpc_job or user}, _gpu_idle_seconds_total,
@@ -20,17 +21,20 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stddef.h>
 #include <string.h>
 #include "diag.h"
 #include "prom_write.h"
 #include "serve.h"
 
-/* gpu="N",uuid="..." of GPU index from the record; false when the record lacks it. */
-static bool serve_diag_labels(struct sbuf *b, const struct record *rec, unsigned index)
+/* gpu="N",uuid="..." of the analyzer's i-th GPU from the record (the one the analyzer took it for, a new
+ * UUID at an index being a new GPU; by index if the analyzer passed the record over); false when the
+ * record lacks it. */
+static bool serve_diag_labels(struct sbuf *b, const struct analyzer *an, const struct record *rec, unsigned i)
 {
+    unsigned index = analyze_gpu_index(an, i);
     for (unsigned g = 0; g < rec->ngpus; g++) {
-        if (rec->gpus[g].index != index)
+        int slot = analyze_gpu_of(an, rec, g);
+        if (slot >= 0 ? slot != (int)i : rec->gpus[g].index != index)
             continue;
         const struct value *u = &rec->gpus[g].v[M_UUID];
         sbuf_printf(b, "gpu=\"%u\",uuid=\"", index);
@@ -81,17 +85,24 @@ static void serve_diag_verdicts(struct sbuf *b, const struct diag *d, const stru
     }
 }
 
-/* One gauge of a window figure (a ratio 0-1 from a percentage), for every GPU that has it; a GPM
- * figure only where GPM covers most of the window. */
-static void serve_diag_figure(struct sbuf *b, const struct diag *d, const struct sbuf *labels, const char *name,
-                              const char *help, size_t offset, bool gpm)
+/* The gauges of the window figures the analysis exports (analyze_window_figures' rows with export_help):
+ * gpumon_diagnosis_window_KEY_ratio, a ratio 0-1 from a percentage, for every GPU where the figure is
+ * shown (known; a GPM figure where GPM covers the window). */
+static void serve_diag_figures(struct sbuf *b, const struct diag *d, const struct sbuf *labels)
 {
-    bool header = false;
-    for (unsigned i = 0; i < analyze_ngpus(diag_analyzer(d)); i++) {
-        const struct analyze_gpu_stats *s = diag_stats(d, i);
-        double v = s && s->n ? *(const double *)((const char *)s + offset) : NAN;
-        if (labels[i].len && isfinite(v) && !(gpm && s->n_gpm < s->n / 2 + 1))
-            serve_diag_sample(b, &header, name, "gauge", help, &labels[i], "", v / 100.0);
+    char name[96];
+    for (int f = 0; f < analyze_nwindow_figures; f++) {
+        const struct analyze_figure *fig = &analyze_window_figures[f];
+        bool header = false;
+        if (!fig->export_help)
+            continue;
+        snprintf(name, sizeof name, "gpumon_diagnosis_window_%s_ratio", fig->key);
+        for (unsigned i = 0; i < analyze_ngpus(diag_analyzer(d)); i++) {
+            const struct analyze_gpu_stats *s = diag_stats(d, i);
+            if (labels[i].len && s && analyze_figure_shown(fig, s))
+                serve_diag_sample(b, &header, name, "gauge", fig->export_help, &labels[i], "",
+                                  analyze_figure_value(fig, s) / 100.0);
+        }
     }
 }
 
@@ -141,23 +152,12 @@ void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record
     struct sbuf *labels = xcalloc(n ? n : 1, sizeof *labels);
     for (unsigned i = 0; i < n; i++) {
         sbuf_init(&labels[i]);
-        if (!serve_diag_labels(&labels[i], rec, analyze_total(an, i)->index))
+        if (!serve_diag_labels(&labels[i], an, rec, i))
             sbuf_reset(&labels[i]);
     }
     serve_diag_verdicts(b, d, labels, true);
     serve_diag_verdicts(b, d, labels, false);
-    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_utilization_ratio",
-                      "Mean utilization over the analysis window (--window)",
-                      offsetof(struct analyze_gpu_stats, util_mean), false);
-    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_idle_ratio",
-                      "Share of the analysis window the GPU was idle (driver's sub-second samples)",
-                      offsetof(struct analyze_gpu_stats, idle_share), false);
-    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_sm_active_ratio",
-                      "Mean SM activity (GPM) over the analysis window, where GPM covers it",
-                      offsetof(struct analyze_gpu_stats, sm_active_mean), true);
-    serve_diag_figure(b, d, labels, "gpumon_diagnosis_window_tensor_active_ratio",
-                      "Mean tensor-core activity (GPM) over the analysis window, where GPM covers it",
-                      offsetof(struct analyze_gpu_stats, tensor_mean), true);
+    serve_diag_figures(b, d, labels);
     serve_diag_accounts(b, d);
     for (unsigned i = 0; i < n; i++)
         sbuf_free(&labels[i]);
