@@ -72,14 +72,14 @@ static void out_pause_ms(long ms)
  * would wait for a reader with every signal blocked): while it has no
  * reader, says so once and tries again until the stop function says stop.
  * Returns the descriptor, -1 (errno set), or -2 when stopped. */
-static int out_open_fd(struct out *o, const char *path, bool quiet)
+static int out_open_fd(struct out *o, const char *path)
 {
     bool said = false;
     for (;;) {
         int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
         if (fd >= 0 || errno != ENXIO)
             return fd;   /* ENXIO: a FIFO without a reader */
-        if (!said && !quiet) {
+        if (!said) {
             char shorter[UTIL_SHORT + 1];
             util_warn("waiting for a reader on FIFO %s (records are written once something reads it; SIGINT or "
                       "SIGTERM ends the wait)", util_short(path, shorter));
@@ -115,7 +115,7 @@ int out_open(struct out *o, const char *path, out_stop_fn *stop, const void *sto
         return 0;
     }
     char shorter[UTIL_SHORT + 1];
-    o->fd = out_open_fd(o, path, false);
+    o->fd = out_open_fd(o, path);
     if (o->fd == -2) {
         snprintf(err, errlen, "stopped while waiting for a reader on FIFO %s", util_short(path, shorter));
         return OUT_STOPPED;
