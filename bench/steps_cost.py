@@ -75,7 +75,7 @@ VARIANTS = [("with gpumon.step()", _with_step), ("gpumon.torch.timed(list)", _wi
 def drain():
     """Does what gpumon does at a sample: takes this process's valid entries (check word) and
     advances consumed. Returns the count taken."""
-    ring = gpumon._ring_obj
+    ring = gpumon._state.ring
     if ring is None:
         return 0
     mm, nslots = ring.mm, ring.nslots

@@ -9,7 +9,9 @@
  * an authorized GET /metrics must answer 200 with the snapshot within 5 s
  * (asked again for 5 s while the pool refuses connections over its limit),
  * so a request that wedges or kills the server fails the run. The snapshot
- * time is refreshed then, so /health answers both fresh and stale.
+ * time is refreshed then, so /health answers both fresh and stale. The live
+ * page's routes (/, /api/v1/state, /api/v1/history) answer from a page fed
+ * one record of one GPU at start.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -128,6 +130,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     st->snap = xstrdup(FUZZ_HTTP_SNAPSHOT);
     st->snap_len = strlen(st->snap);
     st->snap_ns = util_mono_ns();
+    static struct record_gpu gpu = {.index = 0};
+    struct record rec = {.time = {1000000, 0}, .hostname = "fuzz", .ngpus = 1, .gpus = &gpu};
+    gpu.v[M_UUID] = (struct value){.state = VS_OK, .u.s = "GPU-fuzz"};
+    gpu.v[M_UTIL_GPU] = (struct value){.state = VS_OK, .u.i = 50};
+    struct serve_web_opts wo = {.interval_ms = 1000, .history_s = 60, .source = "serve"};
+    st->page = serve_web_new(&wo);
+    serve_web_feed(st->page, &rec, NULL);
     if (webconfig_load(FUZZ_FIXTURES "/web.yml", &st->web, err, sizeof err) != 0)
         fuzz_util_die("fuzz_http: %s", err);
     int fd = serve_http_listen("127.0.0.1:0", err, sizeof err);

@@ -88,6 +88,10 @@ void cmd_sample(struct sampler *s, struct record *rec, uint64_t step);
 /* Takes a --gpus list of cmd; one that names no GPU (empty, only commas)
  * is a usage error. Returns 0 or EXIT_USAGE. */
 /* --hpc-job-mapping-dir DIR: a directory (checked now; its files are read as records are taken). */
+/* Loads module file (next to gpumon, else installed) and checks that version_sym is this gpumon's
+ * version; its handle, or NULL after saying why on stderr (as "gpumon CMD: ..."). */
+void *cmd_load_module(const char *cmd, const char *what, const char *file, const char *installed,
+                      const char *version_sym);
 /* Runs command cmd from its module (what: "the exporter module"): file found next to gpumon or at
  * installed, loaded, its version_sym checked against this gpumon's, entry_sym called with argc, argv.
  * The module stays loaded (its threads may outlive a hung NVML call). Returns the command's status,

@@ -1,7 +1,7 @@
 /*
  * cmd_common.c: the NVML options every command takes, finding the bundled
  * simulator and scenarios (next to the binary in a build tree, under the
- * install prefix otherwise), the one place where a failure to open NVML
+ * binary's own prefix, then the configured one), the one place where a failure to open NVML
  * becomes a single line on stderr and a documented exit status, and the
  * small helpers every command uses: durations with their bounds, usage
  * errors, the last check of standard output.
@@ -84,7 +84,9 @@ bool cmd_find_part(const char *in_build, const char *installed, char *out, size_
     cmd_exe_dir(dir, sizeof dir);
     snprintf(build, sizeof build, "%s/%s", dir, in_build);
     snprintf(prefix, sizeof prefix, "%s/../lib/gpumon/%s", dir, in_build);
-    const char *const c[] = {build, installed, prefix};
+    /* this binary's own prefix before the configured one: a copy moved elsewhere (a wheel in a venv,
+     * a DESTDIR) loads its own parts, not those of another gpumon installed there */
+    const char *const c[] = {build, prefix, installed};
     return cmd_first_existing(out, len, c, sizeof c / sizeof c[0]);
 }
 
@@ -130,7 +132,7 @@ static bool cmd_find_scenario(const char *name, char *out, size_t len)
     snprintf(c[1], sizeof c[1], "%s/%s%s", dirs[1], name, ext);
     snprintf(c[2], sizeof c[2], "%s/../share/gpumon/scenarios/%s%s", dirs[2], name, ext);
     snprintf(c[3], sizeof c[3], "%s/examples/scenarios/%s%s", dirs[2], name, ext);
-    const char *const cand[] = {dirs[0][0] ? c[0] : "", c[1], c[2], c[3]};
+    const char *const cand[] = {dirs[0][0] ? c[0] : "", c[2], c[1], c[3]};   /* own prefix first, as above */
     return cmd_first_existing(out, len, cand, 4);
 }
 
@@ -242,26 +244,40 @@ int cmd_parse_duration(const char *cmd, const char *name, const char *arg, doubl
     return 0;
 }
 
-int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
-                   const char *version_sym, const char *entry_sym, int argc, char **argv)
+void *cmd_load_module(const char *cmd, const char *what, const char *file, const char *installed,
+                      const char *version_sym)
 {
     char path[PATH_MAX];
     if (!cmd_find_part(file, installed, path, sizeof path)) {
         fprintf(stderr, "gpumon %s: %s %s was not found next to gpumon or in %s; build it (cmake --build build) "
                 "or reinstall gpumon\n", cmd, what, file, installed);
-        return EXIT_RUNTIME;
+        return NULL;
     }
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         fprintf(stderr, "gpumon %s: cannot load %s %s: %s\n", cmd, what, path, dlerror());
-        return EXIT_RUNTIME;
+        return NULL;
     }
     const char *version = dlsym(dl, version_sym);
-    int (*entry)(int, char **) = NULL;
-    *(void **)&entry = dlsym(dl, entry_sym);
-    if (!version || !entry || strcmp(version, GPUMON_VERSION) != 0) {
+    if (!version || strcmp(version, GPUMON_VERSION) != 0) {
         fprintf(stderr, "gpumon %s: %s %s is not gpumon %s's (version %s); reinstall gpumon\n", cmd, what, path,
                 GPUMON_VERSION, version ? version : "unknown");
+        dlclose(dl);
+        return NULL;
+    }
+    return dl;
+}
+
+int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,
+                   const char *version_sym, const char *entry_sym, int argc, char **argv)
+{
+    void *dl = cmd_load_module(cmd, what, file, installed, version_sym);
+    if (!dl)
+        return EXIT_RUNTIME;
+    int (*entry)(int, char **) = NULL;
+    *(void **)&entry = dlsym(dl, entry_sym);
+    if (!entry) {
+        fprintf(stderr, "gpumon %s: %s lacks %s; reinstall gpumon\n", cmd, what, entry_sym);
         dlclose(dl);
         return EXIT_RUNTIME;
     }

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
+#include "cmd_web.h"
 #include "diag.h"
 #include "exitcodes.h"
 #include "host.h"
@@ -54,7 +55,7 @@
 #include "steps.h"
 #include "wfile.h"
 
-enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS };
+enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS, R_WEB, R_WEB_CONFIG };
 
 static const struct opt run_opts[] = {
     {"interval", "i", "DUR", R_INTERVAL, "time between samples: 1s (default), 500ms, 100ms (minimum 10ms)"},
@@ -71,6 +72,10 @@ static const struct opt run_opts[] = {
      "the step channel's directory (yours, mode 0700; default: a private one gpumon\nmakes and removes); the job "
      "finds it in GPUMON_STEPS"},
     {"hpc-job-mapping-dir", NULL, "DIR", R_JOBS, "each GPU's job ids from DIR: a file per GPU index, one job id per line\n(dcgm-exporter's format, re-read as it changes)"},
+    {"web", NULL, "[HOST]:PORT", R_WEB,
+     "serve the live page of this run at http://HOST:PORT/ while it runs (gpumon\nserve's page: charts, verdicts, "
+     "steps/s; also /metrics); 127.0.0.1:0 picks a port"},
+    {"web.config.file", NULL, "FILE", R_WEB_CONFIG, "TLS and basic auth for --web (gpumon serve's web config format)"},
     {"no-steps", NULL, NULL, R_NO_STEPS, "no step channel: the job's step timing (python/gpumon) stays off"},
     {NULL, NULL, NULL, 0, NULL},
 };
@@ -105,7 +110,7 @@ const struct cmd_entry cmd_run_entry = {
 
 struct run_opts {
     double interval_ms;
-    const char *gpus, *output, *report, *steps_dir, *job_dir;
+    const char *gpus, *output, *report, *steps_dir, *job_dir, *web, *web_config;
     bool processes, no_steps;
     int attach;
     struct cmd_nvml_opts nvml;
@@ -125,6 +130,8 @@ static int run_set(void *ctx, int key, const char *v)
     case R_STEPS: o->steps_dir = v; return 0;
     case R_NO_STEPS: o->no_steps = true; return 0;
     case R_JOBS: return cmd_parse_job_dir("run", v, &o->job_dir);
+    case R_WEB: o->web = v; return 0;
+    case R_WEB_CONFIG: o->web_config = v; return 0;
     case R_ATTACH: {
         char *end;
         long pid = strtol(v, &end, 10);
@@ -298,9 +305,15 @@ static bool run_out_stop(const void *ctx)
            si.si_pid == job->child;
 }
 
+/* The live page of --web (cmd_web.h): the module's table and its server; ops NULL without --web. */
+struct run_web {
+    const struct cmd_web_ops *ops;
+    struct cmd_web *w;
+};
+
 /* Samples until the job ends; returns the command's wait status (0 when attached). */
 static int run_loop(const struct run_opts *o, struct run_job *job, struct sampler *smp, struct sink *sk,
-                    struct out *out, struct diag *d, struct report *rp)
+                    struct out *out, struct diag *d, struct report *rp, const struct run_web *web)
 {
     struct sbuf b;
     struct record rec;
@@ -327,6 +340,8 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
             out_ok = out_write(out, b.data, b.len) == 0;
         }
         diag_feed(d, &rec);
+        if (web->w)
+            web->ops->feed(web->w, &rec, d);
         if (rp)
             report_feed(rp, d, &rec);
         if (last)
@@ -374,6 +389,29 @@ static int run_open_steps(const struct run_opts *o, struct steps **st)
     }
     if (!o->attach)
         setenv("GPUMON_STEPS", steps_dir(*st), 1);
+    return 0;
+}
+
+/* Starts the live page of --web before anything else starts, so a failure leaves nothing running: 0, or
+ * the exit status (2 a bad address or web config, 1 the address cannot be bound or no module). */
+static int run_open_web(const struct run_opts *o, char **cmd, const char *name, struct run_web *web)
+{
+    char what[256] = "", err[1024], where[400];
+    bool usage = false;
+    if (o->attach)
+        snprintf(what, sizeof what, "%s", name);
+    for (int i = 0; !o->attach && cmd[i] && strlen(what) < sizeof what - 1; i++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", i ? " " : "", cmd[i]);
+    if (!(web->ops = cmd_web_load()))
+        return EXIT_RUNTIME;
+    struct cmd_web_opts wo = {o->web, o->web_config, what, o->interval_ms, o->ao.cfg.window_s, o->processes};
+    if (!(web->w = web->ops->start(&wo, where, sizeof where, err, sizeof err, &usage))) {
+        if (usage)
+            return opt_usage_error("run", "%s", err);
+        util_warn("run: %s", err);
+        return EXIT_RUNTIME;
+    }
+    fprintf(stderr, "gpumon run: the live page is at %s\n", where);
     return 0;
 }
 
@@ -459,6 +497,8 @@ int cmd_run(int argc, char **argv)
     bool watching = false, forwarding = false;
     pthread_t fwd;
     int gate = -1, status_fd = -1;
+    if (o.web_config && !o.web)
+        return opt_usage_error("run", "--web.config.file is for --web: give the address to serve the page on");
     if (o.output && o.report && cmd_same_file(o.output, o.report))
         return opt_usage_error("run", "--output and --report name the same file (%.200s): the report would "
                                "replace the log", o.report);
@@ -478,6 +518,12 @@ int cmd_run(int argc, char **argv)
     }
     if (o.output && (rc = cmd_check_append("run", o.output, "jsonl", NULL)) != 0) {
         out_close(&out);
+        return rc;
+    }
+    struct run_web web = {NULL, NULL};
+    if (o.web && (rc = run_open_web(&o, argv + first, name, &web)) != 0) {
+        if (o.output)
+            out_close(&out);
         return rc;
     }
     if ((rc = run_open_steps(&o, &job.steps)) != 0 || (rc = run_open_gpus(&o, name, &watching)) != 0)
@@ -514,7 +560,7 @@ int cmd_run(int argc, char **argv)
     struct sink sk = {&sink_jsonl, ids, METRIC_COUNT, false, o.processes, 0};
     rp = o.report ? report_new() : NULL;
     d = diag_new(&o.ao.cfg, run_on_change, rp);
-    int status = run_loop(&o, &job, smp, &sk, &out, d, rp);
+    int status = run_loop(&o, &job, smp, &sk, &out, d, rp, &web);
     if (!o.attach)
         run_leftovers(cmd[0]);
     diag_finish(d);
@@ -530,6 +576,8 @@ out:
         close(gate);
     if (status_fd >= 0)
         close(status_fd);
+    if (web.w)
+        web.ops->stop(web.w);
     report_free(rp);
     diag_free(d);
     sampler_close(smp);

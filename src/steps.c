@@ -29,6 +29,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -352,7 +353,8 @@ static void steps_end_step(struct steps_ring *r, uint64_t t)
     double compute = (double)(t - r->compute_t) / 1e9 * r->scale;
     r->steps++;
     r->total_steps++;
-    r->batches += r->cur_batches;
+    /* saturating: a record's count is 32 bits, and entries each up to 2^32 - 1 batches would wrap it */
+    r->batches = r->cur_batches > UINT_MAX - r->batches ? UINT_MAX : r->batches + r->cur_batches;
     if (!r->wait_known)
         return;
     double wait = (double)(r->compute_t - r->wait_t) / 1e9 * r->scale;

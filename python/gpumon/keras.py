@@ -32,16 +32,17 @@ else 1. When Keras says how many steps an epoch has (params["steps"]), the
 count is capped at the steps left, so the last, shorter execution of an epoch
 counts right.
 """
-import gpumon as _core
-from . import _ring
+from typing import Any, Optional
+
+from . import _ring, _state
 
 __all__ = ["StepTimer"]
 
-_TN_W = _ring.tn(_ring.TYPE_WAIT)
-_TN_O = _ring.tn(_ring.TYPE_OTHER)
+_TN_W = _state.TN_W
+_TN_O = _state.TN_O
 
 
-def _import_callback_base():
+def _import_callback_base() -> type:
     try:
         import tensorflow as tf
     except ImportError as e:
@@ -57,7 +58,7 @@ def _import_callback_base():
                       "(pip install keras): %s" % tf_error) from tf_error
 
 
-def _int_or_none(value):
+def _int_or_none(value: Any) -> Optional[int]:
     """An int from an int, a numpy scalar or a tf.Variable/Tensor; None if unreadable."""
     if value is None:
         return None
@@ -70,7 +71,7 @@ def _int_or_none(value):
     return n if n >= 1 else None
 
 
-def _model_steps_per_execution(model):
+def _model_steps_per_execution(model: Any) -> Optional[int]:
     for attr in ("_steps_per_execution", "steps_per_execution"):
         try:
             value = getattr(model, attr, None)
@@ -82,13 +83,13 @@ def _model_steps_per_execution(model):
     return None
 
 
-def _make_step_timer(base):
-    class StepTimer(base):
+def _make_step_timer(base: type) -> type:
+    class StepTimer(base):  # type: ignore[valid-type,misc]
         """Records each Keras training step for `gpumon run` (a no-op outside
         it). Reads neither logs nor metrics, so it never makes Keras copy
         tensors to the host."""
 
-        def __init__(self):
+        def __init__(self) -> None:
             super(StepTimer, self).__init__()
             # logs are not read: let Keras pass its tensors without converting
             # them to numpy (which would wait for the device every batch)
@@ -96,7 +97,7 @@ def _make_step_timer(base):
             self._prev_index = None    # index of the last on_train_batch_begin this epoch
             self._learned = None       # steps per execution seen from the indices
 
-        def _count(self, index):
+        def _count(self, index: Any) -> int:
             """How many batches the execution starting at index trains."""
             prev = self._prev_index
             self._prev_index = index
@@ -123,31 +124,31 @@ def _make_step_timer(base):
                     n = left
             return n
 
-        def on_epoch_begin(self, epoch, logs=None):
+        def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
             self._prev_index = None
-            _core._write(_TN_W)
+            _state.write(_TN_W)
 
-        def on_train_batch_begin(self, batch, logs=None):
+        def on_train_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:
             n = self._count(batch)
-            _core._write(_core._compute_tn(n))
+            _state.write(_state.compute_tn(min(n, _ring.COUNT_MAX)))
 
-        def on_train_batch_end(self, batch, logs=None):
-            _core._write(_TN_W)
+        def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+            _state.write(_TN_W)
 
-        def on_test_begin(self, logs=None):
-            _core._write(_TN_O)
+        def on_test_begin(self, logs: Optional[dict] = None) -> None:
+            _state.write(_TN_O)
 
-        def on_epoch_end(self, epoch, logs=None):
-            _core._write(_TN_O)
+        def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+            _state.write(_TN_O)
 
-        def on_train_end(self, logs=None):
-            _core._write(_TN_O)
+        def on_train_end(self, logs: Optional[dict] = None) -> None:
+            _state.write(_TN_O)
 
     StepTimer.__module__ = __name__
     return StepTimer
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name == "StepTimer":
         cls = _make_step_timer(_import_callback_base())
         globals()["StepTimer"] = cls
@@ -155,5 +156,5 @@ def __getattr__(name):
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
-def __dir__():
+def __dir__() -> list:
     return sorted(list(globals()) + ["StepTimer"])

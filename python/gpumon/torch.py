@@ -10,56 +10,63 @@ or the loop leaves it (break, an exception, close) `o`. The module imports
 without torch; torch is imported only when sync_every > 0.
 """
 import operator
+from typing import Callable, Generic, Iterable, Iterator, Optional, Sized, TypeVar, Union
 
-import gpumon as _core
-from . import _ring
+from . import _state
 
-__all__ = ["timed"]
+__all__ = ["timed", "Timed", "SizedTimed"]
 
-_TN_W = _ring.tn(_ring.TYPE_WAIT)
-_TN_O = _ring.tn(_ring.TYPE_OTHER)
+T = TypeVar("T")
 
 
-class timed(object):
-    """timed(iterable, sync_every=0, batches=1): iterate over iterable,
-    recording each item as one step.
+class Timed(Generic[T]):
+    """What timed() returns for an iterable without a length: iterating over it records each item as
+    one step (see timed)."""
+
+    def __init__(self, iterable: Iterable[T], sync_every: int, tn_c: int, sync: Optional[Callable[[], None]]) -> None:
+        self.iterable = iterable
+        self.sync_every = sync_every
+        self._tn_c = tn_c
+        self._sync = sync
+
+    def __iter__(self) -> Iterator[T]:
+        return _steps(iter(self.iterable), self.sync_every, self._sync, self._tn_c)
+
+    def __repr__(self) -> str:
+        return "gpumon.torch.timed(%r, sync_every=%d)" % (self.iterable, self.sync_every)
+
+
+class SizedTimed(Timed[T]):
+    """What timed() returns for an iterable with a length: the same, and len() passes through (so
+    tqdm(timed(loader)) shows a total)."""
+
+    def __len__(self) -> int:
+        return len(self.iterable)  # type: ignore[arg-type]
+
+
+def timed(iterable: Iterable[T], sync_every: int = 0, batches: int = 1) -> Union[Timed[T], SizedTimed[T]]:
+    """Iterates over iterable, recording each item as one step: `w` before fetching it (the loop
+    waits for input), `c` when it arrives (compute begins), `o` when the iterable is exhausted or the
+    loop leaves it (break, an exception, close).
 
     sync_every=N > 0: when CUDA is initialized, call torch.cuda.synchronize()
     every N steps just before the wait is recorded, so the GPU work the step
     queued counts as the step's compute (only inside `gpumon run`).
-    batches: how many batches each item trains (an integer >= 1).
-    len() passes through when the iterable has a length."""
-
-    def __new__(cls, iterable, sync_every=0, batches=1):
-        if cls is timed and hasattr(type(iterable), "__len__"):
-            cls = _SizedTimed
-        return object.__new__(cls)
-
-    def __init__(self, iterable, sync_every=0, batches=1):
-        try:
-            sync_every = operator.index(sync_every)
-        except TypeError:
-            raise TypeError("gpumon.torch.timed: sync_every must be an integer") from None
-        if sync_every < 0:
-            raise ValueError("gpumon.torch.timed: sync_every must be >= 0, got %d" % sync_every)
-        self.iterable = iterable
-        self.sync_every = sync_every
-        self._tn_c = _core._compute_tn(batches)
-        self._sync = _cuda_sync() if sync_every > 0 else None
-
-    def __iter__(self):
-        return _steps(iter(self.iterable), self.sync_every, self._sync, self._tn_c)
-
-    def __repr__(self):
-        return "gpumon.torch.timed(%r, sync_every=%d)" % (self.iterable, self.sync_every)
+    batches: how many batches each item trains (an integer from 1 to 2**32 - 1).
+    Returns a SizedTimed (len() passes through) when the iterable has a length, else a Timed."""
+    try:
+        sync_every = operator.index(sync_every)
+    except TypeError:
+        raise TypeError("gpumon.torch.timed: sync_every must be an integer") from None
+    if sync_every < 0:
+        raise ValueError("gpumon.torch.timed: sync_every must be >= 0, got %d" % sync_every)
+    tn_c = _state.compute_tn(batches)
+    sync = _cuda_sync() if sync_every > 0 else None
+    cls = SizedTimed if isinstance(iterable, Sized) else Timed
+    return cls(iterable, sync_every, tn_c, sync)
 
 
-class _SizedTimed(timed):
-    def __len__(self):
-        return len(self.iterable)
-
-
-def _cuda_sync():
+def _cuda_sync() -> Optional[Callable[[], None]]:
     """A function that waits for the current CUDA device when torch has
     initialized CUDA (else does nothing), or None without torch."""
     try:
@@ -68,26 +75,27 @@ def _cuda_sync():
         return None
     cuda = torch.cuda
 
-    def sync():
+    def sync() -> None:
         if cuda.is_initialized():
             cuda.synchronize()
     return sync
 
 
-def _steps(it, sync_every, sync, tn_c):
-    core = _core
+def _steps(it: Iterator[T], sync_every: int, sync: Optional[Callable[[], None]], tn_c: int) -> Iterator[T]:
+    state = _state
+    tn_w = state.TN_W
     n = 0
     try:
         while True:
-            if sync is not None and n and n % sync_every == 0 and core._ring_obj is not None:
+            if sync is not None and n and n % sync_every == 0 and state.ring is not None:
                 sync()
-            core._write(_TN_W)
+            state.write(tn_w)
             try:
                 item = next(it)
             except StopIteration:
                 return
-            core._write(tn_c)
+            state.write(tn_c)
             n += 1
             yield item
     finally:
-        core._write(_TN_O)
+        state.write(state.TN_O)

@@ -24,7 +24,7 @@
 
 #define SERVE_DEFAULT_ADDRESS ":9445"
 
-enum { S_ADDR = 1, S_WEBCONF, S_MAXCONN, S_TIMEOUT, S_INTERVAL, S_GPUS, S_COMPAT, S_PROCS, S_PROCS_MAX, S_TEXTFILE, S_JOBS };
+enum { S_ADDR = 1, S_WEBCONF, S_MAXCONN, S_TIMEOUT, S_INTERVAL, S_GPUS, S_COMPAT, S_PROCS, S_PROCS_MAX, S_TEXTFILE, S_JOBS, S_HISTORY };
 
 static const struct opt serve_opts[] = {
     {"web.listen-address", NULL, "[HOST]:PORT", S_ADDR,
@@ -34,6 +34,9 @@ static const struct opt serve_opts[] = {
      "TLS and basic auth, in the Prometheus exporter-toolkit format\n(tls_server_config: cert_file, key_file, "
      "min_version; basic_auth_users:\nuser: bcrypt hash)"},
     {"web.max-connections", NULL, "N", S_MAXCONN, "concurrent connections (default 1024)"},
+    {"web.history", NULL, "DUR", S_HISTORY,
+     "how far back the live page at / reaches (default 15m; 1m to 24h): a ring of\nat most 3600 points per "
+     "series, in memory"},
     {"web.timeout", NULL, "DUR", S_TIMEOUT, "close connections idle this long (default 10s; 1s to 24h)"},
     {"interval", "i", "DUR", S_INTERVAL, "sampling period (default 1s; 10ms to 24h)"},
     {"gpus", "g", "LIST", S_GPUS, "GPUs to export: indices, UUIDs or PCI bus ids, comma-separated"},
@@ -52,7 +55,9 @@ static const int serve_signals[] = CMD_SERVE_SIGNALS;
 const struct cmd_entry cmd_serve_entry = {
     .name = "serve",
     .usage = "[OPTIONS]",
-    .about = "Serve GPU metrics to Prometheus: /metrics (text format 0.0.4), /health, and a landing page at /.\n"
+    .about = "Serve GPU metrics to Prometheus: /metrics (text format 0.0.4), /health, and a live page at /\n"
+             "(charts of the last minutes, verdicts, processes) with its JSON API, /api/v1/state and\n"
+             "/api/v1/history?seconds=N.\n"
              "A collector thread samples every --interval; scrapes get the latest snapshot at once, never\n"
              "waiting for NVML (gpumon_exporter_snapshot_age_seconds shows how old it is). The collector\n"
              "also runs the rules of gpumon run on every record and exports their verdicts\n"
@@ -66,7 +71,7 @@ const struct cmd_entry cmd_serve_entry = {
 
 struct serve_opts {
     const char *address, *web_config, *gpus, *textfile, *job_dir;
-    double interval_ms, timeout_ms;
+    double interval_ms, timeout_ms, history_ms;
     unsigned long long max_conn, max_procs;
     bool dcgm, processes;
     struct cmd_nvml_opts nvml;
@@ -83,6 +88,8 @@ static int serve_set(void *ctx, int key, const char *v)
         if (util_parse_uint(v, 1000000, &o->max_conn) != 0 || o->max_conn == 0)
             return opt_usage_error("serve", "--web.max-connections: \"%.200s\" is not a count from 1 to 1000000", v);
         return 0;
+    case S_HISTORY: return cmd_parse_duration("serve", "--web.history", v, 60000, SERVE_WEB_MAX_HISTORY_S * 1000.0,
+                                              &o->history_ms);
     case S_TIMEOUT: return cmd_parse_duration("serve", "--web.timeout", v, 1000, 86400000, &o->timeout_ms);
     case S_INTERVAL: return cmd_parse_interval("serve", v, &o->interval_ms);
     case S_GPUS:
@@ -152,6 +159,7 @@ static void serve_state_free(struct serve_state *st)
 int cmd_serve(int argc, char **argv)
 {
     struct serve_opts o = {.address = SERVE_DEFAULT_ADDRESS, .interval_ms = 1000, .timeout_ms = 10000,
+                           .history_ms = SERVE_WEB_DEFAULT_HISTORY_S * 1000.0,
                            .max_conn = 1024, .max_procs = 16};
     cmd_analysis_init(&o.ao);
     int first, rc = opt_parse(&cmd_serve_entry, argc, argv, serve_set, &o, &first);
@@ -195,6 +203,8 @@ int cmd_serve(int argc, char **argv)
         util_warn("NVML reports no GPU; serving the exporter's own metrics (gpumon_exporter_gpus 0)");
     serve_raise_nofile(o.max_conn);
     st.diag = diag_new(&o.ao.cfg, NULL, NULL);
+    struct serve_web_opts wo = {o.interval_ms, o.history_ms / 1000, o.ao.cfg.window_s, "serve", NULL, o.processes};
+    st.page = serve_web_new(&wo);
     serve_collect_once(&st);
     if (pthread_create(&collector, NULL, serve_collect_main, &st) != 0) {
         util_warn("cannot start the collector thread");
@@ -211,6 +221,9 @@ int cmd_serve(int argc, char **argv)
     serve_http_describe(fd, where, sizeof where);
     fprintf(stderr, "gpumon: serving %u GPU%s on %s://%s/metrics (every %.0f ms)\n", st.self.gpus,
             st.self.gpus == 1 ? "" : "s", webconfig_cert(st.web) ? "https" : "http", where, o.interval_ms);
+    fprintf(stderr, "gpumon: the live page is at %s://%s/ (history: %u points of %.3g s, %.1f kB in memory)\n",
+            webconfig_cert(st.web) ? "https" : "http", where, serve_web_points(st.page), serve_web_step_s(st.page),
+            serve_web_ring_bytes(st.page, st.self.gpus) / 1000.0);
     while (sig_wait(serve_signals, SIG_FOREVER, NULL) == SIGHUP)
         ;   /* documented as ignored */
     rc = EXIT_OK;
@@ -227,6 +240,7 @@ out:
     if (nvml_open)
         nvml_close();
     diag_free(st.diag);
+    serve_web_free(st.page);
     serve_state_free(&st);
     return rc;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "prom.h"
 #include "sampler.h"
+#include "serve_web.h"
 #include "webconfig.h"
 
 struct serve_state {
@@ -26,7 +27,8 @@ struct serve_state {
     double interval_ms;
     const char *textfile;           /* NULL: none */
     struct webconfig *web;          /* NULL: no TLS, no auth */
-    struct diag *diag;              /* the rules on every record (collector-owned) */
+    struct diag *diag;              /* the rules on every record (collector-owned); NULL under run --web */
+    struct serve_web *page;         /* the live page's ring and state (serve_web.h); NULL: none */
 
     pthread_mutex_t mu;             /* guards the three below */
     char *snap;                     /* latest rendering; owned */
@@ -44,9 +46,17 @@ struct serve_state {
 /* The verdicts of d's rules, their seconds held and window figures (serve_diag.c). */
 struct diag;
 void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record *rec);
+/* The verdicts that hold now on the record's GPUs, as a JSON array (the page's state; d may be NULL):
+ * [{"gpu","uuid","rule","severity","title","evidence","advice","first","held_s"}], most severe first. */
+void serve_diag_json(struct sbuf *b, const struct diag *d, const struct record *rec);
+/* The time ledger so far as ,"ledger":{...}, or nothing while gpumon has no ledger (a hook). */
+void serve_diag_ledger_json(struct sbuf *b, const struct diag *d);
 
-/* One collection: sample, render, publish, and write the textfile. */
+/* One collection: sample, feed the rules, publish. */
 void serve_collect_once(struct serve_state *st);
+/* Renders rec (judged by d, which may be NULL) as the snapshot begun at t0 (util_mono_ns), feeds the
+ * page, and writes the textfile: the collector's, and gpumon run --web's for each of its records. */
+void serve_publish(struct serve_state *st, const struct record *rec, const struct diag *d, uint64_t t0);
 /* The collector thread's body (arg: struct serve_state *). */
 void *serve_collect_main(void *arg);
 /* Seconds since the snapshot served now was begun. */

@@ -3,7 +3,7 @@
  * absolute deadlines, renders the record with the exporter's own health,
  * swaps the new text in under the state mutex (the old one is freed after
  * the swap, outside it), feeds the record to the rules (serve_diag.c
- * renders their verdicts), and writes --textfile atomically (wfile.c: a
+ * renders their verdicts) and to the live page (serve_web.c), and writes --textfile atomically (wfile.c: a
  * unique temporary file in the same folder, then rename), so node_exporter
  * never reads half a file. A textfile that cannot be written is reported once when it starts
  * failing and once when it recovers; serving goes on either way.
@@ -21,26 +21,31 @@
 void serve_collect_once(struct serve_state *st)
 {
     struct record rec = {0};
-    struct timespec wall;
     uint64_t t0 = util_mono_ns();
     sampler_sample(st->sampler, &rec);
     st->self.collect_seconds = (double)(util_mono_ns() - t0) / 1e9;
+    if (st->diag)
+        diag_feed(st->diag, &rec);
+    serve_publish(st, &rec, st->diag, t0);
+}
+
+void serve_publish(struct serve_state *st, const struct record *rec, const struct diag *d, uint64_t t0)
+{
+    struct timespec wall;
     st->self.collections_total++;
-    st->self.errors_total += prom_count_errors(&rec);
-    st->self.gpus = rec.ngpus;
+    st->self.errors_total += prom_count_errors(rec);
+    st->self.gpus = rec->ngpus;
     st->self.gpus_lost = 0;
-    for (unsigned g = 0; g < rec.ngpus; g++)
-        st->self.gpus_lost += metric_gpu_lost(rec.gpus[g].v);
+    for (unsigned g = 0; g < rec->ngpus; g++)
+        st->self.gpus_lost += metric_gpu_lost(rec->gpus[g].v);
     clock_gettime(CLOCK_REALTIME, &wall);
     st->self.last_success = (double)wall.tv_sec + wall.tv_nsec / 1e9;
 
     struct sbuf b;
     sbuf_init(&b);
-    prom_render(&b, &rec, &st->prom);
-    if (st->diag) {
-        diag_feed(st->diag, &rec);
-        serve_render_diag(&b, st->diag, &rec);
-    }
+    prom_render(&b, rec, &st->prom);
+    if (d)
+        serve_render_diag(&b, d, rec);
     prom_render_self(&b, &st->self);
 
     pthread_mutex_lock(&st->mu);
@@ -50,6 +55,8 @@ void serve_collect_once(struct serve_state *st)
     st->snap_ns = t0;
     pthread_mutex_unlock(&st->mu);
     free(old);
+    if (st->page)
+        serve_web_feed(st->page, rec, d);
 
     if (st->textfile) {
         char why[4400];

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diag.h"
+#include "fmt.h"
 #include "prom_write.h"
 #include "serve.h"
 
@@ -162,4 +163,61 @@ void serve_render_diag(struct sbuf *b, const struct diag *d, const struct record
     for (unsigned i = 0; i < n; i++)
         sbuf_free(&labels[i]);
     free(labels);
+}
+
+/* The analyzer's GPU that record GPU g is (the one it took the record's GPU for, as the labels above;
+ * by index if the analyzer passed the record over), or -1. */
+static int serve_diag_slot(const struct analyzer *an, const struct record *rec, unsigned g)
+{
+    int slot = analyze_gpu_of(an, rec, g);
+    if (slot >= 0)
+        return slot;
+    for (unsigned i = 0; i < analyze_ngpus(an); i++)
+        if (analyze_gpu_index(an, i) == rec->gpus[g].index)
+            return (int)i;
+    return -1;
+}
+
+void serve_diag_json(struct sbuf *b, const struct diag *d, const struct record *rec)
+{
+    sbuf_putc(b, '[');
+    bool first = true;
+    for (unsigned g = 0; d && g < rec->ngpus; g++) {
+        int i = serve_diag_slot(diag_analyzer(d), rec, g);
+        for (int r = 0; i >= 0 && r < rule_count; r++) {
+            const struct diag_verdict *v = diag_verdict(d, (unsigned)i, r);
+            if (!v->active)
+                continue;
+            const struct value *u = &rec->gpus[g].v[M_UUID];
+            sbuf_puts(b, first ? "{\"gpu\":" : ",{\"gpu\":");
+            first = false;
+            sbuf_put_int(b, rec->gpus[g].index);
+            sbuf_puts(b, ",\"uuid\":");
+            fmt_json_string(b, u->state == VS_OK && u->u.s ? u->u.s : "");
+            const char *const text[][2] = {
+                {",\"rule\":", rule_table[r].id}, {",\"severity\":", rules_severity_name(rule_table[r].severity)},
+                {",\"title\":", rule_table[r].title}, {",\"evidence\":", v->evidence},
+                {",\"advice\":", rule_table[r].advice}};
+            for (size_t k = 0; k < sizeof text / sizeof text[0]; k++) {
+                sbuf_puts(b, text[k][0]);
+                fmt_json_string(b, text[k][1] ? text[k][1] : "");
+            }
+            sbuf_puts(b, ",\"first\":");
+            sbuf_put_fixed(b, v->first_t, 3);
+            sbuf_puts(b, ",\"held_s\":");
+            sbuf_put_fixed(b, v->active_s, 1);
+            sbuf_putc(b, '}');
+        }
+    }
+    sbuf_putc(b, ']');
+}
+
+/* LEDGER HOOK (issue 22, "the time ledger so far"): the ledger is not in this tree yet, so this writes
+ * nothing and the state has no "ledger" member; the page hides its ledger section when the member is
+ * absent. When the ledger lands, this writes ,"ledger":{...} in the schema of gpumon run --format json
+ * (gpu_seconds, seconds by cause, gain), for the run and per GPU. */
+void serve_diag_ledger_json(struct sbuf *b, const struct diag *d)
+{
+    (void)b;
+    (void)d;
 }

@@ -4,7 +4,8 @@
  * misses a client's hang-up after half a request, and such connections
  * held their slots until the idle timeout). Routes: /metrics (the latest snapshot plus the
  * per-scrape series), /health (200 while collections are fresh, 503 with
- * the reason once they are not), / (a landing page); GET and HEAD only.
+ * the reason once they are not), / (the live page, serve_web.c, and its
+ * /api/v1/ routes; a landing page where there is none); GET and HEAD only.
  * Basic auth and TLS come from the web config. Limits: a connection cap,
  * an idle timeout (so slow clients cannot hold slots), and a per-connection
  * memory cap that answers oversized headers with an error. The listening
@@ -127,6 +128,22 @@ static serve_mhd_result serve_http_health(struct serve_http *h, struct MHD_Conne
                            "hanging\n", age, h->st->interval_ms / 1000.0);
 }
 
+static const char *serve_http_arg(void *ctx, const char *name)
+{
+    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* The live page and its API (serve_web.c), where this server has them: true, with the answer queued in
+ * *rc, when url is theirs. */
+static bool serve_http_page(struct serve_http *h, struct MHD_Connection *c, const char *url, serve_mhd_result *rc)
+{
+    struct serve_web_reply r;
+    if (!h->st->page || !serve_web_answer(h->st->page, url, serve_http_arg, c, &r))
+        return false;
+    *rc = serve_http_reply(c, r.status, r.type, r.body, r.len, r.owned);
+    return true;
+}
+
 static bool serve_http_authorized(struct serve_http *h, struct MHD_Connection *c)
 {
     if (!webconfig_has_users(h->st->web))
@@ -148,8 +165,15 @@ static serve_mhd_result serve_http_handle(void *cls, struct MHD_Connection *c, c
                                          void **con_cls)
 {
     struct serve_http *h = cls;
-    (void)version;
     (void)upload;
+    /* HTTP/1.0 and 1.1 only. libmicrohttpd 0.9.75 refuses the rest itself; 0.9.72 (Debian 11) passes a
+     * request line with no version (HTTP/0.9: no status line to answer with, so the connection is
+     * closed) and any other version, HTTP/9.9 too (505). */
+    if (!version || !*version)
+        return MHD_NO;
+    if (strcmp(version, MHD_HTTP_VERSION_1_1) && strcmp(version, MHD_HTTP_VERSION_1_0))
+        return serve_http_text(c, MHD_HTTP_HTTP_VERSION_NOT_SUPPORTED, "HTTP version %.20s not supported: "
+                               "use HTTP/1.1\n", version);
     if (*upload_size) {   /* a body: discard it and answer once it is read */
         *upload_size = 0;
         return MHD_YES;
@@ -175,6 +199,9 @@ static serve_mhd_result serve_http_handle(void *cls, struct MHD_Connection *c, c
         return serve_http_metrics(h, c);
     if (!strcmp(url, "/health") || !strcmp(url, "/-/healthy"))
         return serve_http_health(h, c);
+    serve_mhd_result rc;
+    if (serve_http_page(h, c, url, &rc))
+        return rc;
     if (!strcmp(url, "/"))
         return serve_http_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)serve_http_landing,
                                 sizeof serve_http_landing - 1, false);

@@ -1,18 +1,19 @@
-"""dashboard.py: reads deploy/grafana/gpumon-dashboard.json for the deploy tests.
+"""dashboard.py: reads the dashboards of deploy/grafana/ for the deploy tests.
 
 `check FILE` validates what Grafana 9/10 needs to import it and what the
-dashboard promises (variables instance and gpu, one data source variable,
-panels for every topic); it prints one line per problem and exits 1 if any.
-`exprs FILE [NAME=VALUE ...]` prints every PromQL query, panel targets and
-the variables' label_values() selectors alike, as "where<TAB>expr" lines,
-with template variables substituted (defaults: job/instance/gpu .*, Grafana's
-$__rate_interval 5s, $__interval 1s, $__range 1h, $__range_s 3600); an
-unknown variable is an error. The tests feed these to promtool and to a
-running Prometheus. Standard library only; run with /usr/bin/python3.
+dashboard promises (its query variables, one data source variable, panels
+for every topic: PROFILES, by the dashboard's uid); it prints one line per
+problem and exits 1 if any. `exprs FILE [NAME=VALUE ...]` prints every PromQL
+query, panel targets and the variables' label_values() selectors alike, as
+"where<TAB>expr" lines, with template variables substituted (defaults:
+job/instance/gpu/hpc_job/user .*, Grafana's $__rate_interval 5s, $__interval
+1s, $__range 1h, $__range_s 3600, and the dashboard's constant variables'
+values); an unknown variable is an error. The tests feed these to promtool
+and to a running Prometheus. Standard library only; run with /usr/bin/python3.
 """
 import json, re, sys
 
-DEFAULTS = {"job": ".*", "instance": ".*", "gpu": ".*", "__rate_interval": "5s",
+DEFAULTS = {"job": ".*", "instance": ".*", "gpu": ".*", "hpc_job": ".*", "user": ".*", "__rate_interval": "5s",
             "__interval": "1s", "__range": "1h", "__range_s": "3600"}
 # Metric names the dashboard must chart: one per topic it promises.
 TOPICS = ["gpumon_gpu_utilization_ratio", "gpumon_gpu_memory_used_bytes", "gpumon_gpu_memory_total_bytes",
@@ -22,6 +23,13 @@ TOPICS = ["gpumon_gpu_utilization_ratio", "gpumon_gpu_memory_used_bytes", "gpumo
           "gpumon_exporter_snapshot_age_seconds", "gpumon_exporter_collection_errors_total",
           "gpumon_exporter_collection_duration_seconds", "gpumon_host_cpu_ratio", "gpumon_gpu_sm_active_ratio",
           "gpumon_gpu_tensor_active_ratio", "gpumon_diagnosis_active", "gpumon_diagnosis_seconds_total"]
+# The cluster dashboard charts the recording rules of deploy/prometheus/gpumon-rules.yml.
+CLUSTER_TOPICS = ["instance:gpumon_gpu_time_seconds:rate5m", "hpc_job:gpumon_gpu_time_seconds:rate5m",
+                  "user:gpumon_gpu_time_seconds:rate5m", "hpc_job:gpumon_gpu_time_lost_seconds:rate5m",
+                  "instance_gpu:gpumon_gpu_idle_held:share", "instance_hpc_job:gpumon_slow_node_gap:ratio",
+                  "hpc_job:gpumon_gpus:sum", "hpc_job:gpumon_job_user:info"]
+# Per dashboard uid: the query variables it must have, and the topics it must chart.
+PROFILES = {"gpumon-gpus": (["instance", "gpu"], TOPICS), "gpumon-cluster": (["hpc_job", "user"], CLUSTER_TOPICS)}
 
 
 def panels(dash):
@@ -67,7 +75,10 @@ def check(dash):
     tv = {v.get("name"): v for v in dash.get("templating", {}).get("list", [])}
     if tv.get("DS_PROMETHEUS", {}).get("type") != "datasource" or tv["DS_PROMETHEUS"].get("query") != "prometheus":
         bad.append("no datasource variable DS_PROMETHEUS of type prometheus")
-    for name in ("instance", "gpu"):
+    if dash.get("uid") not in PROFILES:
+        return bad + ["uid %r: not one of %s" % (dash.get("uid"), sorted(PROFILES))]
+    names, topics = PROFILES[dash["uid"]]
+    for name in names:
         if tv.get(name, {}).get("type") != "query":
             bad.append("no query variable %s" % name)
     ids, cells = set(), {}
@@ -99,7 +110,7 @@ def check(dash):
             if not t.get("expr", "").strip() or "\n" in t["expr"]:
                 bad.append("panel %r: empty or multi-line expr" % title)
     text = " ".join(e for _, e in queries(dash))
-    bad += ["no panel charts %s" % m for m in TOPICS if m not in text]
+    bad += ["no panel charts %s" % m for m in topics if m not in text]
     return bad
 
 
@@ -111,6 +122,7 @@ def main(argv):
             print(b)
         return 1 if bad else 0
     values = dict(DEFAULTS)
+    values.update((v["name"], v["query"]) for v in dash["templating"]["list"] if v.get("type") == "constant")
     values.update(a.split("=", 1) for a in argv[3:])
     for where, expr in queries(dash):
         print("%s\t%s" % (where, substitute(expr, values)))

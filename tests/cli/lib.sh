@@ -8,6 +8,7 @@ SCN="$SRC/examples/scenarios"
 PY=/usr/bin/python3
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpumon-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+export GPUMON_TEST_DIR="$T"   # every process the test starts carries it: done_tests finds orphans by it
 unset GPUMON_NVML GPUMON_SIM_SCENARIO GPUMON_SIM_SPEED GPUMON_SIM_START
 FAILS=0
 CHECKS=0
@@ -62,7 +63,39 @@ wait_for() {
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # lines FILE: its number of lines (0 when it does not exist yet)
 lines() { if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+# orphans: this test's processes (GPUMON_TEST_DIR=$T in their environment) whose parent is neither the
+# test nor another of them: left behind when a background job's subshell was killed and not what it
+# ran (they would outlive the test). Read with builtins only, so the scan starts no process itself.
+orphans() {
+  local p s e mine=" " ppids=()
+  for p in /proc/[0-9]*; do
+    p=${p#/proc/}
+    [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
+    e=""
+    while IFS= read -r -d '' e; do [ "$e" = "GPUMON_TEST_DIR=$T" ] && break; done 2> /dev/null < "/proc/$p/environ"
+    [ "$e" = "GPUMON_TEST_DIR=$T" ] || continue
+    read -r s 2> /dev/null < "/proc/$p/stat" || continue
+    s=${s##*) }
+    [ "${s%% *}" = Z ] && continue
+    s=${s#* }
+    mine+="$p "
+    ppids+=("$p:${s%% *}")
+  done
+  for e in ${ppids[@]+"${ppids[@]}"}; do
+    [ "${e#*:}" = "$$" ] || [[ "$mine" == *" ${e#*:} "* ]] || printf '%s ' "${e%%:*}"
+  done
+}
 done_tests() {
+  local left="" i
+  for i in $(seq 20); do   # a process whose parent was just killed may be ending too: 2 s for it
+    left=$(orphans)
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  for i in $left; do
+    fail "left running after the test (its parent is gone): pid $i: $(tr '\0' ' ' < "/proc/$i/cmdline" 2> /dev/null)"
+    kill -KILL "$i" 2> /dev/null
+  done
   echo "$CHECKS checks passed, $FAILS failed"
   [ "$FAILS" -eq 0 ]
 }

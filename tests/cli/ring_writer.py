@@ -74,6 +74,12 @@ def main():
         r.put("c", count=0)                          # a step of no batches
         r.put("c", t=time.monotonic_ns() + 60 * 10**9)   # a minute ahead
         steps(r, 50)
+    elif mode == "huge-batches":
+        r = Ring(d)
+        for _ in range(4):                           # each the most the 32-bit count holds, in one breath
+            r.put("w")
+            r.put("c", count=0xFFFFFFFF)
+        r.put("o")
     elif mode == "overflow":
         r = Ring(d, nslots=64)
         t = time.monotonic_ns()

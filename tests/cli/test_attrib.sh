@@ -37,7 +37,7 @@ g = recs[0]['gpus']
 assert g[0]['jobs'] == ['1001'] and g[1]['jobs'] == ['2002', '2003'], g"
 expect_eq "good files: no warning" "$(cat "$T/err" | grep -c 'job mapping')" 0
 # a change mid-run is picked up; an emptied file means no job; bad content is said once, not fatal
-gp -i 200ms -n 20 -f jsonl --hpc-job-mapping-dir "$T/jobs" > "$T/run.jsonl" 2>"$T/err" & w=$!
+"$GPUMON" -i 200ms -n 20 -f jsonl --hpc-job-mapping-dir "$T/jobs" --nvml "$SIM" > "$T/run.jsonl" 2>"$T/err" & w=$!
 wait_for "the first record" '[ "$(lines "$T/run.jsonl")" -ge 1 ]'   # then the change, 19 records before the end
 echo 1004 > "$T/jobs/0"
 : > "$T/jobs/1"
@@ -82,6 +82,7 @@ assert u['gpus'] == 1 and abs(u['energy_joules'] - w * u['gpu_seconds']) < 0.15 
 # --- the exporter: job info series and owner labels ---
 if [ "$HAVE_SERVE" = 1 ]; then
   port=$(free_port)
+  # gpumon itself in the background, not the gp function (a subshell: killing it would leave gpumon running)
   "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$port" --interval 200ms --collect.processes \
     --hpc-job-mapping-dir "$T/jobs" > /dev/null 2>"$T/serve.err" & s=$!
   m=""

@@ -11,8 +11,18 @@ for f in bin/gpumon share/man/man1/gpumon.1 lib/gpumon/sim/libnvidia-ml.so.1 sha
 done
 # the Python package, where the prefix's interpreter looks; importable, and a no-op outside gpumon run
 pkg=$(ls -d "$T"/prefix/lib/python3*/*-packages/gpumon 2>/dev/null | head -1)
-[ -f "$pkg/__init__.py" ] && [ -f "$pkg/torch.py" ] && [ -f "$pkg/keras.py" ] && [ -f "$pkg/notebook.py" ] && ok ||
+[ -f "$pkg/__init__.py" ] && [ -f "$pkg/torch.py" ] && [ -f "$pkg/keras.py" ] && [ -f "$pkg/notebook.py" ] &&
+  [ -f "$pkg/_version.py" ] && [ -f "$pkg/py.typed" ] && ok ||
   fail "the Python package is not installed under $T/prefix/lib/python3*/*-packages"
+# ... in the directory the distribution's Python searches under the configured prefix (Debian 11's python3.9
+# looks in lib/python3.9/dist-packages under /usr/local, not site-packages)
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$BUILD/CMakeCache.txt")
+if [ "$prefix" = /usr/local ] && [ -x /usr/bin/python3 ]; then
+  want=$(/usr/bin/python3 -c 'import site; print([d for d in site.getsitepackages() if d.startswith("/usr/local/lib/")][0])')
+  expect_eq "the package where /usr/bin/python3 looks under /usr/local" "${pkg#$T/prefix}" "${want#/usr/local}/gpumon"
+fi
+expect_eq "one version: gpumon --version and the package's" "$("$T/prefix/bin/gpumon" --version)" \
+  "gpumon $(PYTHONPATH="$(dirname "$pkg")" "$PY" -c 'import gpumon; print(gpumon.__version__)')"
 out=$(cd "$T" && env -u GPUMON_STEPS PYTHONPATH="$(dirname "$pkg")" "$PY" -c \
   'import gpumon; print(gpumon.__file__, gpumon.enabled()); gpumon.mark("data"); gpumon.mark("compute")')
 expect_match "installed Python package: imported from the prefix, off outside gpumon run" "$out" "^$T/prefix/.*gpumon/__init__.py False$"

@@ -71,6 +71,32 @@ big=$(head -c 40000 /dev/zero | tr '\0' a)
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $big" "http://127.0.0.1:$PORT/metrics")
 expect_match "oversized header refused" "$code" '^(4[0-9][0-9]|000)$'
 expect_eq "still serving after it" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" 200
+# HTTP versions: 1.0 and 1.1 answered, any other refused with 505, none (HTTP/0.9) closed without a body
+# (libmicrohttpd 0.9.75 answers that one 400 itself; 0.9.72 hands it to gpumon)
+"$PY" - "$PORT" <<'EOF' && ok || fail "HTTP versions (see above)"
+import socket, sys
+def ask(line):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+    s.sendall(line)
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    return data
+bad = False
+for v, want in ((b"HTTP/1.0", b" 200 "), (b"HTTP/1.1", b" 200 "), (b"HTTP/1.2", b" 505 "), (b"HTTP/2.0", b" 505 "),
+                (b"HTTP/9.9", b" 505 ")):   # a 1.0 request is answered in 1.0 (0.9.72) or 1.1 (0.9.75)
+    got = ask(b"GET /metrics " + v + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
+    if got[:8] not in (b"HTTP/1.0", b"HTTP/1.1") or got[8:13] != want:
+        print("GET /metrics %s: got %r, expected %r" % (v.decode(), got[:40], want)); bad = True
+got = ask(b"GET /metrics\r\n\r\n")
+if got and not got.startswith(b"HTTP/1.1 400 "):
+    print("GET /metrics with no version: got %r, expected nothing (closed) or a 400" % got[:40]); bad = True
+sys.exit(1 if bad else 0)
+EOF
 
 # address in use: a clear error, exit 1, nothing left running
 "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$PORT" > /dev/null 2> "$T/inuse.err"; rc=$?

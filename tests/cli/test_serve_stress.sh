@@ -8,7 +8,11 @@
 # seen long before it.
 . "$(dirname "$0")/lib.sh"
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-GPUMON_SIM_SCENARIO="$SCN/idle-8xh200.scn" "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$PORT" \
+# Under ASan, freed memory waits in ASan's quarantine (256 MB by default) before reuse: bounded to 16 MB
+# here, so the RSS check below measures gpumon's memory, not the quarantine (which grew to 113 MB of
+# 1,000 connections' buffers with Debian 11's libmicrohttpd).
+GPUMON_SIM_SCENARIO="$SCN/idle-8xh200.scn" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16" \
+  "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$PORT" \
   --interval 100ms --web.timeout 60s 2> "$T/serve.err" &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null; rm -rf "$T"' EXIT
@@ -113,7 +117,9 @@ print("oversized headers answered:", sorted(set(answers["big"])))
 print("RSS: %d KiB before, %d KiB with 1000 connections" % (rss_before, rss_after))
 assert failures == 0 and len(lat) == 40, (failures, len(lat))
 assert all(a.startswith(b"HTTP/1.1 4") or a in (b"", b"(closed)") for a in answers["junk"]), answers["junk"][:3]
-assert all(a.startswith(b"HTTP/1.1 4") or a.startswith(b"HTTP/1.1 505") for a in answers["bad"]), answers["bad"][:3]
+# "GARBAGE n" has no HTTP version: 400 from libmicrohttpd 0.9.75, closed unanswered by gpumon on 0.9.72
+assert all(a.startswith(b"HTTP/1.1 4") or a.startswith(b"HTTP/1.1 505") or a == b"" for a in answers["bad"]), answers["bad"][:3]
+assert sum(a.startswith(b"HTTP/1.1 505") for a in answers["bad"]) >= 50, answers["bad"][:3]   # the HTTP/9.9 half
 assert all(a.startswith(b"HTTP/1.1 4") or a in (b"", b"(closed)") for a in answers["big"]), answers["big"][:3]
 assert rss_after < rss_before + 64 * 1024, "RSS grew from %d to %d KiB" % (rss_before, rss_after)
 # afterwards: still serving

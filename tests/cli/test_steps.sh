@@ -11,6 +11,11 @@ have_torch=0
 case ${GPUMON_TEST_VARIANT:-plain} in   # the training runs take 20 s: once with gcc -O2, once under ASan
   release|clang) have_torch=2;;
 esac
+# Debian 11's python3-torch 1.7.1 aborts (SIGABRT) at interpreter exit after any backward(): a training
+# script then ends with 134 whatever gpumon does, so such a torch cannot be used here.
+if [ $have_torch = 1 ] && ! "$PY" -c "import torch; torch.ones(1, requires_grad=True).sum().backward()" 2>/dev/null; then
+  have_torch=3
+fi
 RUN=(run --interval 250ms --window 4s --nvml "$SIM")
 export GPUMON_SIM_SCENARIO="$SCN/healthy.scn"
 
@@ -69,6 +74,13 @@ out=$("$GPUMON" "${RUN[@]}" --steps "$T/ch" -o "$T/badent.jsonl" -- "$PY" "$RING
 expect_match "bad entries: counted" "$out" "4 invalid"
 expect_match "bad entries: good steps read" "$out" "1 process reported 50 steps"
 pycheck "$T/badent.jsonl" 'assert recs[-1]["steps"][0]["bad"] == 4, recs[-1]["steps"]'
+rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
+# steps of 2^32 - 1 batches each: a record's batches saturate at what the count holds, never wrap
+"$GPUMON" "${RUN[@]}" --steps "$T/ch" -o "$T/huge.jsonl" -- "$PY" "$RING" "$T/ch" huge-batches > /dev/null 2>&1
+pycheck "$T/huge.jsonl" '
+ks = [k for r in recs for k in r.get("steps") or []]
+assert sum(k["n"] for k in ks) == 4, ks
+assert all(k["batches"] == (4294967295 if k["n"] else 0) for k in ks), ks'
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
 out=$(SECONDS_ALIVE=1.5 "$GPUMON" "${RUN[@]}" --steps "$T/ch" -o "$T/over.jsonl" -- "$PY" "$RING" "$T/ch" overflow 2>&1)
 expect_match "full ring: drops said" "$out" "entries dropped by a full ring"
@@ -142,6 +154,9 @@ if [ $have_torch = 0 ]; then
   echo "SKIP: python3-torch is not installed: the training runs are not tested" >&2
 elif [ $have_torch = 2 ]; then
   echo "note: the training runs are tested in the plain and asan variants of scripts/test" >&2
+elif [ $have_torch = 3 ]; then
+  echo "SKIP: this python3-torch ($("$PY" -c "import torch; print(torch.__version__)" 2>/dev/null)) aborts at exit" \
+    "after backward() (Debian 11's 1.7.1): the training runs are not tested" >&2
 else
   # --- a real training run: input-bound from step data, then fixed ---
   # gpumon's figures are compared with the job's own (train_torch.py measures its loop); a verdict is

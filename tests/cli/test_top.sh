@@ -274,9 +274,14 @@ keys own q
 expect_eq "q: exit 0" "$(wait_rc own)" 0
 
 # Another user's process: refused without root (as root: top run as nobody, the process root's).
+# nobody runs an installed copy in $T (mode 755): the build tree may be under a home nobody cannot enter
+# (a checkout in /root, mode 0700).
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
-  start nobody 100 30 setpriv --reuid=65534 --regid=65534 --clear-groups env $U8 "$GPUMON" top --nvml "$SIM" \
-    --scenario "$T/own.scn"
+  cmake --install "$BUILD" --prefix "$T/prefix" > /dev/null 2>&1
+  cp "$SRC/tests/lsan.supp" "$T/"   # the sanitizer build's suppressions, where nobody can read them
+  start nobody 100 30 setpriv --reuid=65534 --regid=65534 --clear-groups env $U8 \
+    LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0" "$T/prefix/bin/gpumon" top \
+    --nvml "$T/prefix/lib/gpumon/sim/libnvidia-ml.so.1" --scenario "$T/own.scn"
   if wait_screen nobody "^ +$w2 " 8; then
     keys nobody / "$w2" Enter Tab k
     expect_screen nobody "process $w2 belongs to root: only root may signal another user's processes" \

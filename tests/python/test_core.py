@@ -110,9 +110,18 @@ class Inside(RingTest):
                 raise KeyError("x")
         self.assertEqual(self.kinds(), "c1w1")
 
-    def test_count_is_clamped_to_32_bits(self):
-        with gpumon.step(batches=2 ** 40):
+    def test_count_beyond_32_bits_is_refused(self):
+        # the ring's count is 32 bits: 2**32 - 1 is the largest, anything above is an error, never clamped
+        with gpumon.step(batches=2 ** 32 - 1):
             pass
+        self.assertEqual(self.kinds(), "c%dw1" % (2 ** 32 - 1))
+        for bad in (2 ** 32, 2 ** 40):
+            with self.assertRaisesRegex(ValueError, "at most 4294967295.*got %d" % bad):
+                gpumon.step(batches=bad)
+            with self.assertRaisesRegex(ValueError, "at most 4294967295"):
+                gpumon.mark("compute", batches=bad)
+            with self.assertRaisesRegex(ValueError, "at most 4294967295"):
+                gpumon.mark("data", batches=bad)
         self.assertEqual(self.kinds(), "c%dw1" % (2 ** 32 - 1))
 
     def test_mark(self):
@@ -168,7 +177,7 @@ class Inside(RingTest):
     def test_64_bit_wraparound(self):
         self.small_rings(64)
         gpumon.mark("data")
-        ring = gpumon._ring_obj
+        ring = gpumon._state.ring
         cells = dict(zip(ring.write.__code__.co_freevars, ring.write.__closure__))
         start = 2 ** 64 - 3                # entries 2^64-2, 2^64-1, 0, 1, 2 follow
         cells["seq"].cell_contents = start

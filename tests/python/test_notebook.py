@@ -3,6 +3,7 @@ the --attach contract: it watches until SIGINT, then reads the rings in --steps,
 "gpumon run: ..." summary on stderr, writes the report and exits 0."""
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -11,6 +12,7 @@ import unittest
 from unittest import mock
 
 from ._base import RingTest
+import gpumon.notebook
 from . import _ringreader
 
 try:
@@ -40,8 +42,9 @@ record = {"argv": args, "opts": opts, "flags": flags}
 if args[0] != "run" or "--bad-option" in flags:
     sys.stderr.write("gpumon run: unknown option --bad-option\n")
     sys.exit(2)
-with open(opts["--output"], "w") as f:       # open the log: sampling from now on
-    f.write('{"fake": 1}\n')
+log = open(opts["--output"], "a")            # open the log (appending, as gpumon run -o): sampling from now on
+log.write('{"fake": 1}\n')
+log.flush()
 pid = int(opts["--attach"])
 while not stop:
     try:
@@ -56,6 +59,8 @@ record["steps_listing"] = os.listdir(opts["--steps"])
 sys.stderr.write("gpumon run: watched pid %%d\ngpumon run: fake summary: %%d entries\n" %% (pid, entries))
 with open(opts["--report"], "w") as f:
     f.write('<html><body><p>fake report &amp; "quotes"</p></body></html>')
+log.write('{"fake": 2}\n')                   # the last record, written as gpumon ends
+log.close()
 with open(os.environ["FAKE_GPUMON_RECORD"], "w") as f:
     json.dump(record, f)
 '''
@@ -141,17 +146,53 @@ class Magic(RingTest):
         keep = os.path.join(self.work, "kept.jsonl")
         with mock.patch.dict(os.environ, {"GPUMON": self.fake}):
             cap = self.magic("--log %s --no-report" % keep)
+        self.assertEqual(self.recorded()["opts"]["--output"], keep)     # gpumon writes the log itself
         with open(keep) as f:
-            self.assertEqual(f.read(), '{"fake": 1}\n')
+            self.assertEqual(f.read(), '{"fake": 1}\n{"fake": 2}\n')
         self.assertEqual([o for o in cap.outputs if "text/html" in o.data], [])
         self.assertIn("fake summary: 7 entries", cap.stdout)
+        # a second cell with the same log appends to it: an earlier run is never lost
+        with mock.patch.dict(os.environ, {"GPUMON": self.fake}):
+            self.magic("--log %s --no-report" % keep)
+        with open(keep) as f:
+            self.assertEqual(f.read(), '{"fake": 1}\n{"fake": 2}\n' * 2)
+
+    def test_log_that_cannot_be_written(self):
+        # checked before anything runs: a usage error, the cell not run, gpumon not started
+        adir = os.path.join(self.work, "adir")
+        os.mkdir(adir)
+        cases = [("/nonexistent/dir/x.jsonl", "no such directory /nonexistent/dir"),
+                 (adir, "it is a directory"), ("/dev/null", "it is not a regular file")]
+        if os.geteuid() != 0:        # root may write anywhere
+            ro = os.path.join(self.work, "ro")
+            os.mkdir(ro, 0o500)
+            cases.append((os.path.join(ro, "x.jsonl"), "the directory %s cannot be written" % ro))
+        for path, why in cases:
+            with self.assertRaises(UsageError) as ctx:
+                self.magic("--gpumon %s --log %s" % (self.fake, path))
+            self.assertIn("--log %s: %s; the cell was not run" % (path, why), str(ctx.exception))
+            self.assertIsNone(self.sh.user_ns.get("cell_ran"))
+            self.assertFalse(os.path.exists(self.record))
 
     def test_cell_raises(self):
-        cap = self.magic("--gpumon %s" % self.fake,
-                         "import gpumon\nwith gpumon.step():\n    pass\nraise ValueError('in the cell')\n")
-        self.assertIn("ValueError", cap.stdout)
-        self.assertIn("fake summary: 3 entries", cap.stdout)
+        # the cell's exception is raised again after gpumon's summary, so Run All and papermill stop
+        cell = "import gpumon\nwith gpumon.step():\n    pass\nraise ValueError('in the cell')\n"
+        with self.assertRaises(ValueError) as ctx:
+            self.magic("--gpumon %s" % self.fake, cell)
+        self.assertEqual(str(ctx.exception), "in the cell")
         self.assertEqual(self.recorded()["kinds"], "c1w1o1")
+        # through IPython as a notebook runs it: the cell fails, its traceback shown once, then the
+        # summary, then one line
+        with capture_output() as cap:
+            result = self.sh.run_cell("%%%%gpumon --gpumon %s\n%s" % (self.fake, cell))
+        self.assertFalse(result.success)
+        self.assertIsInstance(result.error_in_exec, ValueError)
+        out = re.sub(r"\x1b\[[0-9;]*m", "", cap.stdout)      # IPython's colours
+        self.assertEqual(out.count("ValueError: in the cell"), 1, out)
+        self.assertEqual(out.count("Traceback"), 1, out)
+        summary = out.index("fake summary: 3 entries")
+        self.assertLess(out.index("ValueError: in the cell"), summary)
+        self.assertGreater(out.index("%%gpumon: the cell raised ValueError (its traceback is above"), summary)
 
     def test_gpumon_fails_early(self):
         cap = self.magic("--gpumon %s --bad-option" % self.fake)
@@ -159,14 +200,29 @@ class Magic(RingTest):
         self.assertIn("exit status 2", cap.stdout)
         self.assertEqual(self.sh.user_ns.get("cell_ran"), "")   # ran anyway, outside gpumon
         self.assertFalse(gpumon_enabled())
+        with self.assertRaises(ZeroDivisionError):          # and a failing cell still fails
+            self.magic("--gpumon %s --bad-option" % self.fake, "1 / 0")
 
     def test_no_binary(self):
-        with mock.patch.dict(os.environ, {"PATH": self.work}):
+        with mock.patch.dict(os.environ, {"PATH": self.work}), \
+                mock.patch.object(sys, "executable", os.path.join(self.work, "python3")), \
+                mock.patch("sysconfig.get_path", lambda *a: self.work):
             os.environ.pop("GPUMON", None)
             with self.assertRaises(UsageError) as ctx:
                 self.magic("")
         self.assertIn("no gpumon binary", str(ctx.exception))
         self.assertIsNone(self.sh.user_ns.get("cell_ran"))
+
+    def test_binary_beside_the_interpreter(self):
+        # pip puts the wheel's gpumon in the environment's scripts directory, which a kernel started from
+        # a venv need not have on PATH
+        bindir = os.path.join(self.work, "venv-bin")
+        os.mkdir(bindir)
+        shutil.copy(self.fake, os.path.join(bindir, "gpumon"))
+        with mock.patch.dict(os.environ, {"PATH": self.work}), \
+                mock.patch.object(sys, "executable", os.path.join(bindir, "python3")):
+            os.environ.pop("GPUMON", None)
+            self.assertEqual(gpumon.notebook.find_gpumon(), os.path.join(bindir, "gpumon"))
 
     def test_kernel_already_inside_gpumon_run(self):
         outer = os.path.join(self.work, "outer")

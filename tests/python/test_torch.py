@@ -1,5 +1,6 @@
 """gpumon.torch.timed: over plain iterables (no torch needed) and a real DataLoader (skipped
 without torch)."""
+import inspect
 import subprocess
 import sys
 import types
@@ -64,6 +65,8 @@ class Timed(RingTest):
         with self.assertRaises(ValueError):
             timed([1], batches=0)
         with self.assertRaises(ValueError):
+            timed([1], batches=2 ** 40)
+        with self.assertRaises(ValueError):
             timed([1], sync_every=-1)
 
     def test_len(self):
@@ -73,8 +76,11 @@ class Timed(RingTest):
         with self.assertRaises(TypeError):
             len(gen)
         self.assertTrue(gen)
-        self.assertIsInstance(gen, timed)
-        self.assertIsInstance(timed([1]), timed)
+        # timed is a plain factory: a Timed for any iterable, a SizedTimed (with len) for a sized one
+        self.assertTrue(inspect.isfunction(timed))
+        self.assertIs(type(gen), gpumon.torch.Timed)
+        self.assertIs(type(timed([1])), gpumon.torch.SizedTimed)
+        self.assertIsInstance(timed([1]), gpumon.torch.Timed)
         self.assertEqual(list(gen), [0, 1, 2])
 
     def test_iterable_twice(self):

@@ -7,13 +7,17 @@ pynvml's own wrappers (so its struct layouts, sizing loops and _v2/_v3
 choices), and checks the answers against the scenario. pynvml finds the
 library as "libnvidia-ml.so.1" through the dynamic loader, so the caller
 sets LD_LIBRARY_PATH to the simulator's directory (ctest's sim_pynvml
-does). Exits 77 (ctest: skipped) when the pynvml module is not installed.
+does). Last, every GPU's figures under pynvml are compared with gpumon's reading of the same frozen
+scenario ($GPUMON, the binary). Exits 77 (ctest: skipped) when the pynvml module is not installed
+(Debian's python3-pynvml is in contrib: scripts/deps.sh test installs it).
 
 Usage: LD_LIBRARY_PATH=build/sim python3 tests/sim/test_pynvml.py SCENARIO_DIR
 """
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import time
 from typing import Any, Callable
@@ -133,7 +137,8 @@ def nvitop_refresh(nvml: Any, c: Checks) -> None:
     # processes: compute, graphics and MPS lists (nvtop reads all three), then per-process utilization
     c.eq("graphics pids", [p.pid for p in nvml.nvmlDeviceGetGraphicsRunningProcesses(h1)], [3001])
     c.eq("MPS pids", [p.pid for p in nvml.nvmlDeviceGetMPSComputeRunningProcesses(h1)], [3002])
-    c.eq("MPS pids _v2", [p.pid for p in nvml.nvmlDeviceGetMPSComputeRunningProcesses_v2(h1)], [3002])
+    if hasattr(nvml, "nvmlDeviceGetMPSComputeRunningProcesses_v2"):   # not in Debian's 11.525
+        c.eq("MPS pids _v2", [p.pid for p in nvml.nvmlDeviceGetMPSComputeRunningProcesses_v2(h1)], [3002])
     c.eq("no MPS", nvml.nvmlDeviceGetMPSComputeRunningProcesses(h0), [])
     c.eq("compute pids", [p.pid for p in nvml.nvmlDeviceGetComputeRunningProcesses(h0)], [2001])
     c.raises("process utilization with MIG on", nvml, nvml.NVML_ERROR_NOT_SUPPORTED,
@@ -143,6 +148,60 @@ def nvitop_refresh(nvml: Any, c: Checks) -> None:
     c.eq("minor number", nvml.nvmlDeviceGetMinorNumber(h2), 2)
     c.eq("limit constraints", nvml.nvmlDeviceGetPowerManagementLimitConstraints(h0), [175000, 700000])
     c.raises("power unsupported", nvml, nvml.NVML_ERROR_NOT_SUPPORTED, lambda: nvml.nvmlDeviceGetPowerUsage(h2))
+
+
+def bus_id(text_id: str) -> tuple:
+    """domain, bus, device, function of a PCI bus id: the first PCI call (an old pynvml's) gives the
+    legacy 4-digit domain (0000:3A:00.0), the later ones and nvidia-smi 8 digits (00000000:3A:00.0)."""
+    domain, bus, rest = text_id.split(":")
+    dev, fn = rest.split(".")
+    return int(domain, 16), int(bus, 16), int(dev, 16), int(fn, 16)
+
+
+def against_gpumon(nvml: Any, c: Checks, gpumon: str, sim: str) -> None:
+    """Every GPU of tests/sim/clients.scn as pynvml reads it and as gpumon reads it (gpumon --once -f
+    jsonl, the same scenario frozen at the same time): the same figures, in NVML's units."""
+    out = subprocess.run([gpumon, "--nvml", sim, "--once", "-f", "jsonl"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, check=False, timeout=30)
+    c.eq("gpumon --once: status", out.returncode, 0)
+    if out.returncode != 0:
+        c.failed.append("gpumon: " + out.stderr.decode(errors="replace").strip())
+        return
+    gpus = json.loads(out.stdout.decode().splitlines()[0])["gpus"]
+    c.eq("GPUs, pynvml and gpumon", nvml.nvmlDeviceGetCount(), len(gpus))
+
+    def value(fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except nvml.NVMLError:
+            return None
+    for g in gpus:
+        h = nvml.nvmlDeviceGetHandleByIndex(g["index"])
+        w = f"GPU {g['index']} "
+        c.eq(w + "name", text(nvml.nvmlDeviceGetName(h)), g["name"])
+        c.eq(w + "uuid", text(nvml.nvmlDeviceGetUUID(h)), g["uuid"])
+        c.eq(w + "bus id", bus_id(text(nvml.nvmlDeviceGetPciInfo(h).busId)), bus_id(g["pci.bus_id"]))
+        c.eq(w + "temperature", nvml.nvmlDeviceGetTemperature(h, nvml.NVML_TEMPERATURE_GPU), g["temperature.gpu"])
+        c.eq(w + "fan", value(lambda: nvml.nvmlDeviceGetFanSpeed(h)), g["fan.speed"])
+        util = value(lambda: nvml.nvmlDeviceGetUtilizationRates(h))
+        c.eq(w + "utilization", util and util.gpu, g["utilization.gpu"])
+        if hasattr(nvml, "nvmlMemory_v2"):
+            mem = nvml.nvmlDeviceGetMemoryInfo(h, version=nvml.nvmlMemory_v2)
+            c.eq(w + "memory total, used, reserved (MiB)", (mem.total >> 20, mem.used >> 20, mem.reserved >> 20),
+                 (g["memory.total"], g["memory.used"], g["memory.reserved"]))
+        else:   # the first call's used counts the driver's reserved memory, which gpumon reports apart
+            mem = nvml.nvmlDeviceGetMemoryInfo(h)
+            c.eq(w + "memory total, used (v1: with reserved, MiB)", (mem.total >> 20, mem.used >> 20),
+                 (g["memory.total"], g["memory.used"] + g["memory.reserved"]))
+        power = value(lambda: nvml.nvmlDeviceGetPowerUsage(h))
+        c.eq(w + "power (W)", power and round(power / 1000, 2), g["power.draw"])
+        c.eq(w + "SM, memory clocks (MHz)", (nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM),
+             nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_MEM)), (g["clocks.sm"], g["clocks.mem"]))
+        c.eq(w + "PCIe generation, width", (nvml.nvmlDeviceGetCurrPcieLinkGeneration(h),
+             nvml.nvmlDeviceGetCurrPcieLinkWidth(h)), (g["pcie.link.gen.current"], g["pcie.link.width.current"]))
+        procs = nvml.nvmlDeviceGetComputeRunningProcesses(h) + nvml.nvmlDeviceGetGraphicsRunningProcesses(h)
+        c.eq(w + "processes (pid, MiB)", sorted((p.pid, p.usedGpuMemory >> 20) for p in procs),
+             sorted((p["pid"], p["used_memory"]) for p in g.get("processes") or []))
 
 
 def main() -> int:
@@ -156,17 +215,35 @@ def main() -> int:
     c = Checks()
     os.environ.pop("GPUMON_SIM_SCENARIO", None)
     os.environ["GPUMON_SIM_START"] = "5"
-    nvml.nvmlInit()
-    try:
-        gpustat_query(nvml, c)
-    finally:
-        nvml.nvmlShutdown()
+    # gpustat and nvitop need nvidia-ml-py 11.450 or later (the v2 memory struct, MIG, field values):
+    # an older pynvml (Debian 11's 7.352) is only compared with gpumon below
+    modern = hasattr(nvml, "nvmlMemory_v2") and hasattr(nvml, "nvmlDeviceGetMigMode")
+    if modern:
+        nvml.nvmlInit()
+        try:
+            gpustat_query(nvml, c)
+        finally:
+            nvml.nvmlShutdown()
+    else:
+        print("test_pynvml: this pynvml predates gpustat's and nvitop's calls: only compared with gpumon")
     os.environ["GPUMON_SIM_SCENARIO"] = os.path.join(scenarios, "clients.scn")
-    nvml.nvmlInit()
-    try:
-        nvitop_refresh(nvml, c)
-    finally:
-        nvml.nvmlShutdown()
+    if modern:
+        nvml.nvmlInit()
+        try:
+            nvitop_refresh(nvml, c)
+        finally:
+            nvml.nvmlShutdown()
+    gpumon = os.environ.get("GPUMON")
+    if gpumon:
+        os.environ["GPUMON_SIM_SPEED"] = "0"            # frozen at 5 s, for pynvml and for gpumon
+        nvml.nvmlInit()
+        try:
+            against_gpumon(nvml, c, gpumon, os.path.join(os.environ.get("LD_LIBRARY_PATH", "").split(":")[0],
+                                                          "libnvidia-ml.so.1"))
+        finally:
+            nvml.nvmlShutdown()
+    else:
+        print("test_pynvml: GPUMON not set: pynvml's figures not compared with gpumon's")
     for f in c.failed:
         print("FAIL:", f)
     print(f"test_pynvml: {c.done - len(c.failed)} checks passed, {len(c.failed)} failed "
