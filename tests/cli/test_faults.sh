@@ -128,7 +128,7 @@ pycheck "$T/full.jsonl" "
 assert open(sys.argv[1]).read().endswith('\\n'), 'last line complete'
 ts = [r['timestamp'] for r in recs]
 assert len(recs) == $count, (len(recs), $count)   # every sample taken reached the log, none torn
-assert ts == sorted(ts) and len(set(ts)) == len(ts), 'records out of order or twice'
+assert ts == sorted(ts), 'records out of order'   # (two samples may share a millisecond: a late one, then one on time)
 print('disk full: %d records, none lost or torn' % len(recs))
 "
 
