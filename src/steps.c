@@ -246,7 +246,7 @@ static bool steps_gone(const struct steps_ring *r)
 }
 
 /* Opens a new ring file after checking what it claims; NULL (said, counted) when it is not one. */
-static void steps_add(struct steps *s, int dfd, const char *name, int pid)
+static void steps_add(struct steps *s, int dfd, const char *name, int pid, uint64_t now)
 {
     if (s->nrings == STEPS_MAX_RINGS) {
         if (!s->warned_full)
@@ -318,7 +318,7 @@ static void steps_add(struct steps *s, int dfd, const char *name, int pid)
     s->processes++;
 }
 
-static void steps_scan(struct steps *s)
+static void steps_scan(struct steps *s, uint64_t now)
 {
     int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -331,7 +331,7 @@ static void steps_scan(struct steps *s)
     int pid;
     while ((e = readdir(d)))
         if (steps_name_ok(e->d_name, &pid) && !steps_seen_name(&s->seen, e->d_name))
-            steps_add(s, dirfd(d), e->d_name, pid);
+            steps_add(s, dirfd(d), e->d_name, pid, now);
     closedir(d);
 }
 
@@ -506,7 +506,7 @@ void steps_set_speed(struct steps *s, double speed)
 
 void steps_fill(struct steps *s, struct record *rec, uint64_t now)
 {
-    steps_scan(s);
+    steps_scan(s, now);
     unsigned n = 0;
     for (unsigned i = 0; i < s->nrings; i++) {
         struct steps_ring *r = &s->rings[i];
