@@ -215,6 +215,8 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
         fprintf(stderr, "gpumon: the simulated scenario %s%s%s declares no GPU, so there is nothing to watch; give "
                 "one with gpu blocks (--scenario healthy; the format: docs/scenario-format.md)\n",
                 sc && *sc ? "\"" : "", sc && *sc ? sc : "(GPUMON_SIM_*)", sc && *sc ? "\"" : "");
+        snprintf(cmd_nvml_why, sizeof cmd_nvml_why, "NVML reports no GPU on this machine (the simulated scenario "
+                 "declares none)");
         nvml_close();
         return EXIT_NO_GPU;
     }
