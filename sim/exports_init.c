@@ -5,7 +5,8 @@
  * the scenario's init_error, or 999 UNKNOWN when the scenario (or an
  * environment variable) is invalid. Plain nvmlInit additionally fails with
  * 15 when a GPU is already lost, as the legacy call initializes all GPUs
- * up front. Handles are addresses of the static per-device objects;
+ * up front (gpumonSimScenarioInvalid tells the two 999s apart for gpumon).
+ * Handles are addresses of the static per-device objects;
  * looking up a lost GPU returns 15. nvmlErrorString needs no init and
  * always returns a static string.
  */
@@ -28,6 +29,14 @@ nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
 {
     (void)flags;                           /* NO_GPUS / NO_ATTACH change nothing here */
     return sim_state_init(0);
+}
+
+/* gpumon's own (nvml_abi.h): whether the last init failed because the scenario or a GPUMON_SIM_*
+ * variable is invalid (the line printed on stderr said why), not because a valid scenario asks for
+ * an init_error. Needs no init. */
+SIM_EXPORT int gpumonSimScenarioInvalid(void)
+{
+    return sim_state.invalid;
 }
 
 nvmlReturn_t nvmlShutdown(void)

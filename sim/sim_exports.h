@@ -20,5 +20,6 @@ NVML_CLIENT_FUNCTIONS(SIM_PROTO)
 #undef SIM_PROTO
 SIM_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 SIM_EXPORT nvmlReturn_t gpumonSimClock(double *speed, unsigned long long *epochUs);
+SIM_EXPORT int gpumonSimScenarioInvalid(void);
 
 #endif

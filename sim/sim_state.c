@@ -107,6 +107,7 @@ nvmlReturn_t sim_state_init(int legacy)
         sim_state.refcount++;
         return sim_leave(NVML_SUCCESS);
     }
+    sim_state.invalid = 1;
     if ((speed_set = state_env_double("GPUMON_SIM_SPEED", 1.0, 1000.0, &speed)) < 0 ||
         (start_set = state_env_double("GPUMON_SIM_START", 0.0, SIM_MAX_TIME_S, &start)) < 0)
         return sim_leave(NVML_ERROR_UNKNOWN);
@@ -116,6 +117,7 @@ nvmlReturn_t sim_state_init(int legacy)
         fprintf(stderr, "gpumon-sim: %s\n", err);
         return sim_leave(NVML_ERROR_UNKNOWN);
     }
+    sim_state.invalid = 0;   /* from here, a failure is the scenario's init_error */
     if (sc->init_error) {
         int rc = sc->init_error;
         sim_scenario_free(sc);

@@ -74,6 +74,7 @@ struct sim_gpu_rt {
 struct sim_state {
     pthread_mutex_t lock;
     int refcount;
+    int invalid;                  /* the last init failed on the scenario or a GPUMON_SIM_* variable */
     struct sim_scenario *sc;
     double speed;
     long long start_us;             /* scenario time at the origin: GPUMON_SIM_START, or 0 (shared clock) */

@@ -126,6 +126,21 @@ int cmd_parse_interval(const char *cmd, const char *arg, double *ms);
 int cmd_parse_duration(const char *cmd, const char *name, const char *arg, double min_ms, double max_ms,
                        double *ms);
 
+/* ---- outputs ---- */
+/* Checks that records of format name ("text", "csv", "jsonl"; header: the
+ * CSV header line without its newline, else NULL) may be appended to the
+ * log at path: a regular file that is empty, or that already holds that
+ * format (CSV: the same header, so no row lands under the wrong columns).
+ * Returns 0, or EXIT_RUNTIME after a message saying what the file holds. */
+int cmd_check_append(const char *cmd, const char *path, const char *format, const char *header);
+/* Whether the files at a and b ("-": standard input) are the same file
+ * (a link or another name of it), so that writing one destroys the other;
+ * devices are never "the same" (/dev/null). */
+bool cmd_same_file(const char *a, const char *b);
+/* An output option's value: an empty one is a usage error. Returns 0 or
+ * EXIT_USAGE. */
+int cmd_parse_output(const char *cmd, const char *name, const char *v, const char **out);
+
 /* Closes standard output at the end of a command and checks it (gnulib's
  * close_stdout): returns rc, or EXIT_RUNTIME after one message when
  * something written could not be (a full disk; a closed pipe is not

@@ -6,6 +6,7 @@
  * small helpers every command uses: durations with their bounds, usage
  * errors, the last check of standard output.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,9 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "exitcodes.h"
+#include "logsrc.h"
 #include "nvml.h"
+#include "out.h"
 #include "sampler.h"
 #include "util.h"
 
@@ -182,7 +185,7 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
     struct nvml_failure why;
     if (nvml_open(path, &why) != 0) {
         const char *sc = getenv("GPUMON_SIM_SCENARIO");
-        if (o->sim && why.cause == NVML_CAUSE_INIT && why.code == NVML_ERROR_UNKNOWN) {
+        if (why.sim_invalid) {
             /* the simulator printed the file, line and problem just above */
             fprintf(stderr, "gpumon: the simulated GPUs could not start: %s%s%s is not a valid scenario (see the "
                     "line above; the format: docs/scenario-format.md)\n", sc && *sc ? "\"" : "",
@@ -206,6 +209,17 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
                 sc && *sc ? "scenario " : "built-in default scenario", sc && *sc ? sc : "");
     }
     unsigned count = 0;
+    bool simulated = o->sim || (nvml.dl && dlsym(nvml.dl, GPUMON_SIM_CLOCK_SYMBOL));
+    if (require_gpu && simulated && (nvml.get_count(&count) != NVML_SUCCESS || count == 0)) {
+        const char *sc = getenv("GPUMON_SIM_SCENARIO");
+        fprintf(stderr, "gpumon: the simulated scenario %s%s%s declares no GPU, so there is nothing to watch; give "
+                "one with gpu blocks (--scenario healthy; the format: docs/scenario-format.md)\n",
+                sc && *sc ? "\"" : "", sc && *sc ? sc : "(GPUMON_SIM_*)", sc && *sc ? "\"" : "");
+        snprintf(cmd_nvml_why, sizeof cmd_nvml_why, "NVML reports no GPU on this machine (the simulated scenario "
+                 "declares none)");
+        nvml_close();
+        return EXIT_NO_GPU;
+    }
     if (require_gpu && (nvml.get_count(&count) != NVML_SUCCESS || count == 0)) {
         fprintf(stderr, "gpumon: NVML %s%s%sreports no GPU on this machine. In a container, start it with GPUs "
                 "(docker run --gpus all, or NVIDIA_VISIBLE_DEVICES); on a host, check that the GPUs are "
@@ -319,6 +333,104 @@ int cmd_parse_gpus(const char *cmd, const char *arg, const char **out)
 int cmd_parse_interval(const char *cmd, const char *arg, double *ms)
 {
     return cmd_parse_duration(cmd, "--interval", arg, CMD_INTERVAL_MIN_MS, CMD_INTERVAL_MAX_MS, ms);
+}
+
+/* What a log's first line says it holds: "jsonl", "csv", "text" (gpumon's
+ * formats: a text record begins with its RFC 3339 time), or NULL. */
+static const char *cmd_log_format(const char *line)
+{
+    static const char stamp[] = "dddd-dd-ddTdd:dd:dd";
+    if (line[0] == '{')
+        return "jsonl";
+    if (!strncmp(line, "timestamp,hostname", 18))
+        return "csv";
+    for (size_t i = 0; stamp[i]; i++)
+        if (stamp[i] == 'd' ? !isdigit((unsigned char)line[i]) : line[i] != stamp[i])
+            return NULL;
+    return "text";
+}
+
+int cmd_check_append(const char *cmd, const char *path, const char *format, const char *header)
+{
+    struct stat st;
+    if (!path || !strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0;
+    char err[1024], shorter[UTIL_SHORT + 1];
+    struct logsrc *src;
+    char *line = NULL;
+    size_t len;
+    bool complete;
+    int got = -1;
+    bool opened = logsrc_open(&src, path, err, sizeof err) == 0;
+    if (opened)
+        while ((got = logsrc_line(src, &line, &len, &complete, err, sizeof err)) == 1 && !line[0])
+            ;   /* blank lines before the first record */
+    const char *has = got == 1 ? cmd_log_format(line) : NULL;
+    bool zstd = out_is_zstd_path(path);
+    int rc = 0;
+    const char *name = util_short(path, shorter);
+    if (got >= 0 && logsrc_compressed(src) != zstd) {
+        fprintf(stderr, "gpumon %s: %s is %s, but gpumon writes %s there (a name ending in .zst is "
+                "compressed): appending would leave a file no reader can take; choose another file\n", cmd, name,
+                zstd ? "not zstd-compressed" : "zstd-compressed", zstd ? "zstd" : "plain text");
+        rc = EXIT_RUNTIME;
+    } else if (got < 0) {
+        fprintf(stderr, "gpumon %s: %s cannot be appended to: %s\n", cmd, name, err);
+        rc = EXIT_RUNTIME;
+    } else if (got == 1 && !has) {
+        fprintf(stderr, "gpumon %s: %s is not a gpumon log (its first line begins \"%.40s\"): appending %s records "
+                "would mix them into another file; choose another file\n", cmd, name, line, format);
+        rc = EXIT_RUNTIME;
+    } else if (got == 1 && strcmp(has, format) != 0) {
+        fprintf(stderr, "gpumon %s: %s holds %s records; appending %s would mix two formats in one log (its "
+                "readers take one): choose another file, or --format %s\n", cmd, name,
+                !strcmp(has, "jsonl") ? "JSON Lines" : !strcmp(has, "csv") ? "CSV" : "text", format, has);
+        rc = EXIT_RUNTIME;
+    } else if (got == 1 && header && strcmp(line, header)) {
+        fprintf(stderr, "gpumon %s: %s holds CSV with other columns (its header: %.300s%s; this one's: %.300s%s): "
+                "appending would put rows under the wrong header; give the same --fields, or another file\n", cmd,
+                name, line, len > 300 ? "..." : "", header, strlen(header) > 300 ? "..." : "");
+        rc = EXIT_RUNTIME;
+    }
+    if (opened)
+        logsrc_close(src);
+    return rc;
+}
+
+/* path with its folder made canonical (the file itself need not exist), into out. */
+static bool cmd_canonical(const char *path, char *out, size_t len)
+{
+    char copy[PATH_MAX], dir[PATH_MAX];
+    if (strlen(path) >= sizeof copy)
+        return false;
+    snprintf(copy, sizeof copy, "%s", path);
+    char *slash = strrchr(copy, '/');
+    const char *base = slash ? slash + 1 : copy;
+    if (slash)
+        *slash = '\0';
+    if (!realpath(slash ? (copy[0] ? copy : "/") : ".", dir))
+        return false;
+    return (size_t)snprintf(out, len, "%s/%s", dir, base) < len;
+}
+
+bool cmd_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ra = !strcmp(a, "-") ? fstat(STDIN_FILENO, &sa) : stat(a, &sa);
+    int rb = !strcmp(b, "-") ? fstat(STDIN_FILENO, &sb) : stat(b, &sb);
+    if (ra == 0 && rb == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode) && !S_ISBLK(sa.st_mode);
+    char ca[PATH_MAX + 256], cb[PATH_MAX + 256];   /* not there yet: the same name once made canonical */
+    return strcmp(a, "-") && strcmp(b, "-") && cmd_canonical(a, ca, sizeof ca) && cmd_canonical(b, cb, sizeof cb) &&
+           !strcmp(ca, cb);
+}
+
+int cmd_parse_output(const char *cmd, const char *name, const char *v, const char **out)
+{
+    if (!*v)
+        return opt_usage_error(cmd, "%s: give a file name (an empty one names no file)", name);
+    *out = v;
+    return 0;
 }
 
 int cmd_finish_stdout(const char *cmd, int rc)

@@ -62,7 +62,7 @@ const struct cmd_entry cmd_query_entry = {
                "(also what gpumon does when invoked as nvidia-smi)",
     .about = "Answer nvidia-smi style queries in nvidia-smi's CSV format (also when gpumon is\n"
              "invoked as nvidia-smi, which also prints nvidia-smi's summary table without a query\n"
-             "and its GPU list with -L, both with -i IDS and -l SEC). Options take their value\n"
+             "and its GPU list with -L, both with -i IDS and -l SEC or -lms MS). Options take their value\n"
              "after = or as the next word.",
     .opts = (const struct opt *const[]){query_opts, cmd_nvml_opts, NULL},
     .style = OPT_SMI,
@@ -162,7 +162,11 @@ static int query_set(void *ctx, int key, const char *v)
             return query_bad(o->as_smi, "Invalid combination of input arguments: -i \"%s\" names no GPU.", v);
         o->ids = v;
         return 0;
-    case Q_FILE: o->file = v; return 0;
+    case Q_FILE:
+        if (!*v)
+            return query_bad(o->as_smi, "%s", "Option \"-f\" needs a file name, not an empty one.");
+        o->file = v;
+        return 0;
     case Q_LOOP_MS:
         if (util_parse_uint(v, 86400000, &n) != 0 || n < 10)
             return query_bad(o->as_smi, "Invalid loop interval \"%s\": give milliseconds, from 10 to 86400000.", v);
@@ -268,6 +272,9 @@ static void query_apps(struct sbuf *b, const struct record *r, const enum query_
     static const struct value none = {.state = VS_NONE};
     for (unsigned gi = 0; gi < r->ngpus; gi++) {
         const struct record_gpu *g = &r->gpus[gi];
+        if (g->procs_omitted)   /* the rows stay nvidia-smi's; the cap is said beside them */
+            util_warn("GPU %u runs %u processes; the %u using the most memory are listed (%u left out)", g->index,
+                      g->nprocs + g->procs_omitted, g->nprocs, g->procs_omitted);
         for (unsigned p = 0; p < g->nprocs; p++) {
             const struct record_proc *pr = &g->procs[p];
             if (pr->kinds && !(pr->kinds & NVML_PROC_COMPUTE))
@@ -419,9 +426,10 @@ static int query_run(const struct query_opts *o)
     char err[512];
     sbuf_init(&b);
     memset(&rec, 0, sizeof rec);
-    if (out_open(&out, o->file, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        rc = EXIT_RUNTIME;
+    if ((rc = out_open(&out, o->file, sig_pending, query_signals, err, sizeof err)) != 0) {
+        if (rc != OUT_STOPPED)   /* stopped before the first answer: exit 0, as a loop's end */
+            fprintf(stderr, "%s\n", err);
+        rc = rc == OUT_STOPPED ? EXIT_OK : EXIT_RUNTIME;
         goto out_nvml;
     }
     struct stat st;
@@ -432,7 +440,8 @@ static int query_run(const struct query_opts *o)
         if (o->as_smi)
             printf("No devices were found\n");
         else
-            fprintf(stderr, "No GPU matches -i %s: %s\n", o->ids, err);
+            /* the sampler words it for --gpus; here the option is -i */
+            fprintf(stderr, "gpumon query: -i %s: %s\n", o->ids, strncmp(err, "--gpus: ", 8) ? err : err + 8);
         rc = o->as_smi ? NVML_ERROR_NOT_FOUND : EXIT_USAGE;
         goto out;
     }

@@ -11,6 +11,7 @@
 #include "exitcodes.h"
 #include "logread.h"
 #include "report.h"
+#include "wfile.h"
 
 enum { P_OUTPUT = 1 };
 
@@ -31,7 +32,8 @@ const struct cmd_entry cmd_report_entry = {
              "Long logs are summarized into at most 800 time buckets per chart (min-max band and mean), in one\n"
              "streaming pass with bounded memory. LOG may be - for standard input, and may be zstd-compressed.",
     .opts = (const struct opt *const[]){report_opts, cmd_analysis_opts, cmd_cost_opts, NULL},
-    .notes = "Exit status: 0 written, 1 the log cannot be read or the file written, 2 usage.",
+    .notes = "Exit status: 0 written, 1 the log cannot be read, holds no records, or the file cannot be\n"
+             "written, 2 usage (among them -o naming the log itself).",
     .signals = (const int[]){0},
     .exec = cmd_report,
 };
@@ -46,8 +48,7 @@ static int report_set(void *ctx, int key, const char *v)
     struct report_opts *o = ctx;
     if (key != P_OUTPUT)
         return cmd_analysis_option("report", &o->ao, key, v);
-    o->output = v;
-    return 0;
+    return cmd_parse_output("report", "--output", v, &o->output);
 }
 
 static void report_on_change(void *ctx, const struct diag_change *ch)
@@ -78,6 +79,12 @@ int cmd_report(int argc, char **argv)
     const char *path = argv[first];
     char err[1024];
     struct logread *lr;
+    if (cmd_same_file(path, output))
+        return opt_usage_error("report", "-o %.200s is the log it reads: the report would replace it", output);
+    if (wfile_check(output, err, sizeof err) != 0) {   /* before reading what may be a long log */
+        fprintf(stderr, "gpumon report: %s\n", err);
+        return EXIT_RUNTIME;
+    }
     if (logread_open(&lr, path, err, sizeof err) != 0) {
         fprintf(stderr, "gpumon report: %s\n", err);
         return EXIT_RUNTIME;
@@ -87,13 +94,20 @@ int cmd_report(int argc, char **argv)
     diag_set_cost(d, o.ao.gpu_hour_cost);
     struct record rec;
     int got;
+    unsigned long long records = 0;
     while ((got = logread_next(lr, &rec, err, sizeof err)) == 1) {
         diag_feed(d, &rec);
         report_feed(rp, d, &rec);
+        records++;
     }
     rc = EXIT_OK;
     if (got < 0) {
         fprintf(stderr, "gpumon report: %s\n", err);
+        rc = EXIT_RUNTIME;
+    } else if (records == 0) {
+        if (logread_warning(lr))
+            fprintf(stderr, "gpumon report: warning: %s\n", logread_warning(lr));
+        fprintf(stderr, "gpumon report: the log holds no records: no report written\n");
         rc = EXIT_RUNTIME;
     } else {
         if (logread_warning(lr))

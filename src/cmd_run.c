@@ -11,22 +11,23 @@
  * command still runs (gpumon says once why it cannot watch the GPUs and
  * follows the command's CPU and memory only), and the exit status is
  * always the command's. Signals (sig.h) are blocked before anything
- * starts; a forwarder thread passes SIGINT, SIGTERM and SIGHUP on to the
+ * starts; a forwarder thread passes SIGINT and SIGTERM on to the
  * command at once, even while the sampler waits for a slow NVML call,
  * except those the terminal sent to the whole foreground group (the
  * command has them already); one ignored when gpumon started (nohup)
  * stays ignored for the command too. The child waits at a start gate with
  * signals blocked and restores gpumon's original dispositions before
  * exec, so a signal that arrives before the start reaches the command the
- * moment it can. Exit status: the command's, 128+N if a signal N killed
+ * moment it can. SIGHUP is gpumon's own, as in watch: it reopens --output
+ * (logrotate) and never reaches the command. Exit status: the command's, 128+N if a signal N killed
  * it, 127/126 if it could not be started.
  *
  * The job learns where to report its steps (steps.h, python/gpumon) from
  * GPUMON_STEPS, set before the fork so the child does nothing between
  * fork and exec but restore signals. `--attach PID` watches a process
  * that is already running (a notebook's kernel) instead of starting one:
- * until it exits, or until gpumon gets SIGINT, SIGTERM or SIGHUP, which
- * end the watch (not the process), and the exit status is 0.
+ * until it exits, or until gpumon gets SIGINT or SIGTERM, which end the
+ * watch (not the process), and the exit status is 0.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +56,7 @@
 #include "sig.h"
 #include "sink.h"
 #include "steps.h"
+#include "wfile.h"
 
 enum { R_INTERVAL = 1, R_GPUS, R_OUTPUT, R_REPORT, R_NO_PROCS, R_ATTACH, R_STEPS, R_NO_STEPS, R_JOBS, R_BASELINE, R_WEB,
        R_WEB_CONFIG };
@@ -87,12 +89,12 @@ static const struct opt run_opts[] = {
 
 /* SIGUSR1 is the forwarder's stop message from the main thread. */
 static const int run_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, 0};
-static const int run_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, 0};
-static const int run_child_ended[] = {SIGCHLD, 0};
+static const int run_forwarded[] = {SIGINT, SIGTERM, SIGUSR1, 0};
+static const int run_between_samples[] = {SIGCHLD, SIGHUP, 0};   /* the command ended; reopen --output */
 
 const struct cmd_entry cmd_run_entry = {
     .name = "run",
-    .usage = "[OPTIONS] -- CMD [ARGS...]  |  gpumon run --attach PID [OPTIONS]",
+    .usage = "[OPTIONS] -- CMD [ARGS...] | --attach PID [OPTIONS]",
     .summary = "run a training command, watch its GPUs and processes, explain low utilization",
     .about = "Run a training command, monitor the GPUs and the command's whole process tree (CPU in cores,\n"
              "busiest process, RSS), and explain low utilization as it happens: each verdict change is printed\n"
@@ -103,12 +105,14 @@ const struct cmd_entry cmd_run_entry = {
              "gpumon.step) reports each step's input wait and compute time through GPUMON_STEPS; its figures are then the evidence\n"
              "on input stalls, ahead of what utilization suggests.",
     .opts = (const struct opt *const[]){run_opts, cmd_analysis_opts, cmd_cost_opts, cmd_nvml_opts, NULL},
-    .notes = "SIGINT, SIGTERM and SIGHUP are forwarded to the command. Without a usable GPU the command still\n"
-             "runs, watched on the CPU side only, and the summary says why no GPU was watched; it always ends\n"
-             "with the job's CPU and memory, and with how to report steps when the job reported none.\n"
-             "Exit status: the command's own, 128+N when signal N ended it,\n"
-             "127 when it was not found, 126 when it could not be executed; before the start: 2 usage, 1 the\n"
-             "output file cannot be opened. With --attach: 0, 2 usage or no such process.",
+    .notes = "SIGINT and SIGTERM are forwarded to the command; SIGHUP reopens --output (logrotate) and is not\n"
+             "forwarded. Without a usable GPU the command still runs, watched on the CPU side only, and the\n"
+             "summary says why no GPU was watched; it always ends with the job's CPU and memory, and with how\n"
+             "to report steps when the job reported none. Exit status: the command's own, 128+N when signal N\n"
+             "ended it, 127 when it was not found, 126 when it could not be executed; before the start: 2 usage,\n"
+             "1 an output cannot be written (--output is written by another gpumon or holds another format,\n"
+             "--report cannot be created), 128+N signal N while waiting for a reader of a FIFO. With --attach:\n"
+             "0, 2 usage or no such process.",
     .stop_at_operand = true,
     .signals = run_signals,
     .exec = cmd_run,
@@ -130,8 +134,8 @@ static int run_set(void *ctx, int key, const char *v)
     case R_INTERVAL: return cmd_parse_interval("run", v, &o->interval_ms);
     case R_GPUS:
         return cmd_parse_gpus("run", v, &o->gpus);
-    case R_OUTPUT: o->output = v; return 0;
-    case R_REPORT: o->report = v; return 0;
+    case R_OUTPUT: return cmd_parse_output("run", "--output", v, &o->output);
+    case R_REPORT: return cmd_parse_output("run", "--report", v, &o->report);
     case R_BASELINE: o->baseline = v; return 0;
     case R_NO_PROCS: o->processes = false; return 0;
     case R_STEPS: o->steps_dir = v; return 0;
@@ -258,7 +262,8 @@ static void run_leftovers(const char *cmd)
     host_close(&h);
 }
 
-static const int run_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, 0};
+static const int run_stop_signals[] = {SIGINT, SIGTERM, 0};
+static const int run_attach_signals[] = {SIGINT, SIGTERM, SIGHUP, 0};   /* stop watching; reopen --output */
 
 /* The job's CPU and memory over the whole run, from the records' job.* figures (host.c): what run says
  * it watches, summarized at its end whether a GPU was watched or not. Records after the command ended
@@ -363,13 +368,48 @@ static bool run_ended(struct run_job *job, int *status)
     return run_reap(job->child, status);
 }
 
-/* Samples until the job ends; returns the command's wait status (0 when attached). */
+/* Waits until the next sample's deadline, or until the command ends
+ * (SIGCHLD); SIGHUP reopens --output on the way (logrotate moved it). With
+ * --attach, SIGINT and SIGTERM end the watch: true then, the signal in
+ * job->stop_sig. */
+static bool run_wait(const struct run_opts *o, struct run_job *job, struct out *out, uint64_t deadline)
+{
+    for (;;) {
+        int sig = sig_wait(job->attach ? run_attach_signals : run_between_samples, deadline, NULL);
+        if (sig != SIGHUP) {
+            if (job->attach && sig > 0)
+                job->stop_sig = sig;
+            return job->attach && sig > 0;
+        }
+        char err[512];
+        if (o->output && out_reopen(out, err, sizeof err) != 0)
+            util_warn("run: %s", err);
+    }
+}
+
+/* Whether a wait for a FIFO's reader (--output) should end: SIGINT or
+ * SIGTERM pending (before the start, or with --attach), or the job over
+ * (seen without reaping it: run_reap takes its status). */
+static bool run_out_stop(const void *ctx)
+{
+    const struct run_job *job = ctx;
+    if (sig_pending(run_stop_signals))
+        return true;
+    if (job->attach)
+        return kill(job->attach, 0) != 0 && errno == ESRCH;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return job->child > 0 && waitid(P_PID, (id_t)job->child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid == job->child;
+}
+
 /* The live page of --web (cmd_web.h): the module's table and its server; ops NULL without --web. */
 struct run_web {
     const struct cmd_web_ops *ops;
     struct cmd_web *w;
 };
 
+/* Samples until the job ends; returns the command's wait status (0 when attached). */
 static int run_loop(const struct run_opts *o, struct run_job *job, struct sampler *smp, struct sink *sk,
                     struct out *out, struct diag *d, struct report *rp, struct compare_run *cmp,
                     const struct run_web *web)
@@ -411,9 +451,7 @@ static int run_loop(const struct run_opts *o, struct run_job *job, struct sample
         if (last)
             break;
         util_next_deadline(&next, step);
-        if (!job->attach)
-            sig_wait(run_child_ended, next, NULL);   /* the deadline, or the command ended */
-        else if ((job->stop_sig = sig_wait(run_stop_signals, next, NULL)) > 0)
+        if (run_wait(o, job, out, next))
             last = true;   /* told to stop watching: one last sample now */
     }
     sbuf_free(&b);
@@ -592,12 +630,30 @@ int cmd_run(int argc, char **argv)
     int gate = -1, status_fd = -1;
     if (o.web_config && !o.web)
         return opt_usage_error("run", "--web.config.file is for --web: give the address to serve the page on");
+    if (o.output && o.report && cmd_same_file(o.output, o.report))
+        return opt_usage_error("run", "--output and --report name the same file (%.200s): the report would "
+                               "replace the log", o.report);
+    if (o.report && wfile_check(o.report, err, sizeof err) != 0) {   /* now, not after the job */
+        fprintf(stderr, "gpumon run: --report: %s\n", err);
+        return EXIT_RUNTIME;
+    }
     if (o.baseline && (rc = cmd_compare_load("run", o.baseline, &base)) != 0)
         return rc;   /* before anything starts: the comparison asked for cannot be made */
-    if (o.output && out_open(&out, o.output, err, sizeof err) != 0) {
-        util_warn("%s", err);
+    if (o.output && (rc = out_open(&out, o.output, run_out_stop, &job, err, sizeof err)) != 0) {
         compare_run_free(base);
+        if (rc == OUT_STOPPED) {
+            int sig = sig_wait(run_stop_signals, 0, NULL);
+            fprintf(stderr, "gpumon run: %s (signal %d)%s%s%s\n", err, sig, o.attach ? "" : "; ",
+                    o.attach ? "" : name, o.attach ? "" : " was not started");
+            return o.attach ? EXIT_OK : 128 + (sig > 0 ? sig : SIGTERM);
+        }
+        util_warn("%s", err);
         return EXIT_RUNTIME;
+    }
+    if (o.output && (rc = cmd_check_append("run", o.output, "jsonl", NULL)) != 0) {
+        out_close(&out);
+        compare_run_free(base);
+        return rc;
     }
     struct run_web web = {NULL, NULL};
     if (o.web && (rc = run_open_web(&o, argv + first, name, &web)) != 0) {

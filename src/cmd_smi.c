@@ -2,9 +2,10 @@
  * cmd_smi.c: gpumon invoked as nvidia-smi with no query (the summary
  * table) or with -L / --list-gpus (the GPU list), each for every GPU or
  * those -i/--id names (index, UUID or bus id, comma-separated), once or
- * every -l/--loop SEC seconds until interrupted: NVML opened, the GPUs
- * sampled by the sampler (-i is its selection, as the query's), a snapshot
- * gathered (smi_read.c), spelled as nvidia-smi spells it (smi_table.c). Every
+ * every -l/--loop SEC seconds (-lms/--loop-ms MS) until interrupted: NVML
+ * opened, the GPUs sampled by the sampler (-i is its selection, as the
+ * query's), a snapshot gathered (smi_read.c), spelled as nvidia-smi spells
+ * it (smi_table.c). Every
  * other nvidia-smi invocation goes to cmd_query.c, which answers the query
  * options and refuses the rest.
  *
@@ -36,11 +37,12 @@
 
 enum { SMI_EXIT_NOT_FOUND = 6 };
 
-/* What a bare nvidia-smi may be given: -L, -i/--id IDS and -l/--loop SEC, each at most once. */
+/* What a bare nvidia-smi may be given: -L, -i/--id IDS and -l/--loop SEC or -lms/--loop-ms MS, each at
+ * most once. */
 struct smi_args {
     bool list;
     const char *ids;                /* NULL: every GPU */
-    const char *loop;               /* NULL: once */
+    const char *loop, *loop_ms;     /* NULL: once */
 };
 
 /* Takes argv[*i] as one of smi_args' options (its value from "=", or the next word); false when it is
@@ -59,7 +61,9 @@ static bool cmd_smi_arg(struct smi_args *a, int argc, char **argv, int *i)
         slot = &a->ids;
     else if ((n == 2 && !strncmp(w, "-l", 2)) || (n == 6 && !strncmp(w, "--loop", 6)))
         slot = &a->loop;
-    if (!slot || *slot)
+    else if ((n == 4 && !strncmp(w, "-lms", 4)) || (n == 9 && !strncmp(w, "--loop-ms", 9)))
+        slot = &a->loop_ms;
+    if (!slot || *slot || (slot == &a->loop ? a->loop_ms : slot == &a->loop_ms ? a->loop : NULL))
         return false;
     if (eq)
         *slot = eq + 1;
@@ -162,13 +166,19 @@ static const int cmd_smi_signals[] = {SIGINT, SIGTERM, 0};
 int cmd_smi(int argc, char **argv)
 {
     struct smi_args a;
-    unsigned long long secs = 0;
+    unsigned long long secs = 0, ms = 0;
     cmd_smi_parse(argc, argv, &a);
     if (a.loop && (util_parse_uint(a.loop, 86400, &secs) != 0 || secs == 0)) {
         printf("Invalid loop interval \"%s\": give whole seconds, from 1 to 86400.\n"
                "Please run 'nvidia-smi -h' for help.\n", a.loop);
         return EXIT_USAGE;
     }
+    if (a.loop_ms && (util_parse_uint(a.loop_ms, 86400000, &ms) != 0 || ms < 10)) {
+        printf("Invalid loop interval \"%s\": give milliseconds, from 10 to 86400000.\n"
+               "Please run 'nvidia-smi -h' for help.\n", a.loop_ms);
+        return EXIT_USAGE;
+    }
+    uint64_t step = secs ? secs * 1000000000ull : ms * 1000000ull;
     int rc = cmd_smi_open(NULL);
     if (rc != 0)
         return rc;
@@ -192,9 +202,9 @@ int cmd_smi(int argc, char **argv)
             clearerr(stdout);
             break;
         }
-        if (!secs || rc != 0)
+        if (!step || rc != 0)
             break;
-        util_next_deadline(&next, secs * 1000000000ull);
+        util_next_deadline(&next, step);
         if (sig_wait(cmd_smi_signals, next, NULL) != 0)
             break;   /* -l runs until interrupted, as nvidia-smi's: a clean end */
     }

@@ -38,6 +38,7 @@ static const struct opt watch_opts[] = {
 };
 
 static const int watch_signals[] = {SIGINT, SIGTERM, SIGHUP, 0};
+static const int watch_stop_signals[] = {SIGINT, SIGTERM, 0};
 
 const struct cmd_entry cmd_watch_entry = {
     .name = "watch",
@@ -65,6 +66,9 @@ static int watch_set(void *ctx, int key, const char *v)
     switch (key) {
     case W_INTERVAL: return cmd_parse_interval("watch", v, &o->interval_ms);
     case W_COUNT:
+        if (*v && !v[strspn(v, "0123456789")] && strspn(v, "0") < strlen(v) &&
+            util_parse_uint(v, 1ull << 62, &o->count) != 0)
+            return opt_usage_error("watch", "--count: %.200s is too large (at most %llu)", v, 1ull << 62);
         if (util_parse_uint(v, 1ull << 62, &o->count) != 0 || o->count == 0)
             return opt_usage_error("watch", "--count: \"%.200s\" is not a positive integer", v);
         return 0;
@@ -76,7 +80,7 @@ static int watch_set(void *ctx, int key, const char *v)
     case W_FIELDS: o->fields = v; return 0;
     case W_GPUS:
         return cmd_parse_gpus("watch", v, &o->gpus);
-    case W_OUTPUT: o->output = v; return 0;
+    case W_OUTPUT: return cmd_parse_output("watch", "--output", v, &o->output);
     case W_NO_PROCS: o->processes = false; return 0;
     case W_JOBS: return cmd_parse_job_dir("watch", v, &o->job_dir);
     default: return cmd_nvml_option(&o->nvml, key, v);
@@ -183,9 +187,23 @@ int cmd_watch(int argc, char **argv)
     struct sampler *smp = NULL;
     bool nvml_open = false;
     char err[512];
-    if (out_open(&out, o.output, err, sizeof err) != 0) {
+    if ((rc = out_open(&out, o.output, sig_pending, watch_stop_signals, err, sizeof err)) != 0) {
+        if (rc == OUT_STOPPED)
+            return EXIT_OK;   /* SIGINT or SIGTERM before the first record, as during any start-up */
         util_warn("%s", err);
         return EXIT_RUNTIME;
+    }
+    struct sink sk = {o.format, ids, nids, o.fields != NULL, false, 0};
+    if (o.output) {   /* appending to a log: the same format (CSV: the same header) */
+        struct sbuf head;
+        sbuf_init(&head);
+        sk.ops->begin(&sk, &head);
+        if (head.len)
+            head.data[--head.len] = '\0';
+        rc = cmd_check_append("watch", o.output, o.format->name, head.len ? head.data : NULL);
+        sbuf_free(&head);
+        if (rc != 0)
+            goto out;
     }
     if ((rc = cmd_open_nvml(&o.nvml, true)) != 0)
         goto out;
@@ -198,7 +216,7 @@ int cmd_watch(int argc, char **argv)
         rc = opt_usage_error("watch", "%s", err);
         goto out;
     }
-    struct sink sk = {o.format, ids, nids, o.fields != NULL, so.processes, 0};
+    sk.processes = so.processes;
     rc = watch_loop(&o, smp, &sk, &out);
 out:
     sampler_close(smp);

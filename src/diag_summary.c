@@ -434,7 +434,7 @@ void diag_summary_text(const struct diag *d, struct sbuf *b)
         sbuf_printf(b, "GPU %u  %s  ", s.index, s.name[0] ? s.name : "?");
         if (s.twin)   /* the index came back with another UUID: another GPU, named by it */
             sbuf_printf(b, "%s  ", s.uuid[0] ? s.uuid : "(no UUID)");
-        sbuf_printf(b, "(%.0f samples over %.0f s)\n", s.samples, s.duration_s);
+        sbuf_printf(b, "(%.0f sample%s over %.0f s)\n", s.samples, s.samples == 1 ? "" : "s", s.duration_s);
         diag_rows_text(&s, b);
         if (g < ledger_ngpus(diag_ledger(d)) && n > 1) {
             ledger_gpu(diag_ledger(d), g, &lt);

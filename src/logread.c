@@ -308,7 +308,7 @@ static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size
 {
     const cJSON *p;
     size_t i = 0;
-    g->nprocs = 0;
+    g->nprocs = g->procs_omitted = 0;
     if (!arr)
         return 0;
     if (!logread_is(arr, cJSON_Array)) {

@@ -17,6 +17,7 @@
 #include "util.h"
 
 #define LOGSRC_CHUNK (128u << 10)
+#define LOGSRC_ZSTD_SLICE 4096u   /* compressed bytes per decompression call */
 
 struct logsrc {
     FILE *f;
@@ -29,6 +30,7 @@ struct logsrc {
     size_t z_left;              /* the last ZSTD_decompressStream hint: 0 between frames */
     bool z_more;                /* the last call filled the output: more may wait inside */
     unsigned long long z_in;    /* compressed bytes consumed, for messages */
+    unsigned long long z_good;  /* ... of which decoded without error */
     char *buf;                  /* decompressed bytes (plain: points at raw) */
     size_t pos, end;
     char *line;
@@ -124,16 +126,23 @@ static int logsrc_fill(struct logsrc *s, char *err, size_t errlen)
                 return 0;
             }
         }
-        ZSTD_inBuffer in = {s->raw, s->raw_end, s->raw_pos};
+        /* the input in slices, so that damage is placed between the last byte that decoded and the end
+         * of a slice (gpumon's own logs have a block per record), not anywhere in a whole chunk */
+        size_t start = s->raw_pos, slice = s->raw_end - start < LOGSRC_ZSTD_SLICE ? s->raw_end - start
+                                                                                 : LOGSRC_ZSTD_SLICE;
+        ZSTD_inBuffer in = {s->raw, start + slice, start};
         ZSTD_outBuffer ob = {s->buf, LOGSRC_CHUNK, 0};
         size_t r = lazy_zstd.ZSTD_decompressStream(s->z, &ob, &in);
-        s->z_in += in.pos - s->raw_pos;
+        unsigned long long slice_end = s->z_in + slice;
+        s->z_in += in.pos - start;
         s->raw_pos = in.pos;
         if (lazy_zstd.ZSTD_isError(r)) {
-            snprintf(err, errlen, "%s: compressed data is damaged near byte %llu: %s", s->path, s->z_in,
-                     lazy_zstd.ZSTD_getErrorName(r));
+            snprintf(err, errlen, "%s: compressed data is damaged between bytes %llu and %llu: %s", s->path,
+                     s->z_good, slice_end, lazy_zstd.ZSTD_getErrorName(r));
             return -1;
         }
+        if (ob.pos > 0 || r == 0)
+            s->z_good = s->z_in;   /* decoded up to here */
         s->z_left = r;
         s->z_more = ob.pos == ob.size;
         s->end = ob.pos;

@@ -3,7 +3,7 @@
  * [OPTIONS]`; without a command, watch; invoked as nvidia-smi, its summary
  * table or -L list (cmd_smi.c), else query. The command's signals are set
  * up (sig.h) before it runs, and standard output is checked after it
- * (cmd_finish_stdout). Global flags: --help, --version, --list-metrics.
+ * (cmd_finish_stdout). Global flags: --help (-h), --version, --list-metrics.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,27 +22,22 @@ static const struct cmd_entry *const main_commands[] = {
 static int main_help(void)
 {
     printf("Usage: gpumon [COMMAND] [OPTIONS]\n"
-           "Watch NVIDIA GPUs through NVML: utilization, memory, temperature, power, clocks,\n"
-           "throttle reasons, PCIe, ECC and the host's CPU, as text, CSV or JSON Lines.\n\n"
+           "Watch NVIDIA GPUs through NVML: utilization, memory, temperature, power,\n"
+           "clocks, throttle reasons, PCIe, ECC and the host's CPU, as text, CSV or JSON\n"
+           "Lines.\n\n"
            "Commands:\n");
     for (size_t i = 0; i < MAIN_NCOMMANDS; i++) {
-        const char *s = main_commands[i]->summary;
-        printf("  %-13s", main_commands[i]->name);
-        while (*s) {
-            size_t n = strcspn(s, "\n");
-            printf("%.*s\n", (int)n, s);
-            s += n + (s[n] == '\n');
-            if (*s)
-                printf("%15s", "");
-        }
+        printf("  %-10s ", main_commands[i]->name);
+        opt_print_wrapped(main_commands[i]->summary, 13, 13, true);
     }
     printf("\nGlobal options:\n"
-           "  --list-metrics print the metric table: keys, units, Prometheus names, descriptions\n"
-           "  --version      print the version\n"
-           "  --help         this help; gpumon COMMAND --help for a command's options\n\n"
-           "Without a GPU, add --sim to run on the bundled simulated GPUs (--scenario NAME picks a\n"
-           "situation, e.g. input-bound). Exit status: 0 ok, 1 runtime error, 2 usage, 3 no NVML\n"
-           "library (or the CUDA stub), 4 NVML init failed, 5 no GPU.\n");
+           "  --list-metrics  print the metric table: keys, units, Prometheus names,\n"
+           "                  descriptions\n"
+           "  --version       print the version\n"
+           "  -h, --help      this help; gpumon COMMAND --help for a command's options\n\n");
+    opt_print_wrapped("Without a GPU, add --sim to run on the bundled simulated GPUs (--scenario NAME picks a "
+                      "situation, e.g. input-bound). Exit status: 0 ok, 1 runtime error, 2 usage, 3 no NVML "
+                      "library (or the CUDA stub), 4 NVML init failed, 5 no GPU.", 0, 0, true);
     return EXIT_OK;
 }
 
@@ -56,7 +51,7 @@ int main(int argc, char **argv)
         return cmd_finish_stdout("query", cmd_query(argc, argv, true));
     }
     const char *word = argc > 1 ? argv[1] : "";
-    if (!strcmp(word, "--help"))
+    if (!strcmp(word, "--help") || !strcmp(word, "-h"))   /* gpumon watch -h is watch's */
         return cmd_finish_stdout("", main_help());
     if (!strcmp(word, "--version"))
         return cmd_finish_stdout("", (printf("gpumon %s\n", GPUMON_VERSION), EXIT_OK));

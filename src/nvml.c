@@ -23,7 +23,7 @@ struct nvml_api nvml;
 
 static const char *const nvml_sonames[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
 
-static const char nvml_sim_hint[] =
+static const char nvml_try_sim[] =
     "To try gpumon without a GPU, run it on the bundled simulated GPUs: gpumon --sim "
     "(or --nvml PATH/libnvidia-ml.so.1 from the simulator).";
 
@@ -103,7 +103,7 @@ static int nvml_load(const char *path, struct nvml_failure *why)
             char a[UTIL_SHORT + 1], b[UTIL_SHORT + 1];
             nvml_fail(why, NVML_CAUSE_NOT_FOUND, 0, "cannot load the NVML library %s: %s. Check the path given "
                       "with --nvml or GPUMON_NVML. %s", util_short(path, a), util_short(dlerror(), b),
-                      nvml_sim_hint);
+                      nvml_try_sim);
             return -1;
         }
     } else {
@@ -115,7 +115,7 @@ static int nvml_load(const char *path, struct nvml_failure *why)
         if (!nvml.dl) {
             nvml_fail(why, NVML_CAUSE_NOT_FOUND, 0, "no NVIDIA driver library found (tried %s): the NVIDIA "
                       "driver is not installed, or this container was started without GPU support "
-                      "(docker --gpus all / the NVIDIA container toolkit). %s", tried, nvml_sim_hint);
+                      "(docker --gpus all / the NVIDIA container toolkit). %s", tried, nvml_try_sim);
             return -1;
         }
     }
@@ -128,7 +128,7 @@ static int nvml_load(const char *path, struct nvml_failure *why)
         char missing[512];
         nvml_missing_required(missing, sizeof missing);
         nvml_fail(why, NVML_CAUSE_BAD_LIBRARY, 0, "%s is not a usable NVML library: missing %s. %s",
-                  nvml.path, missing, nvml_sim_hint);
+                  nvml.path, missing, nvml_try_sim);
         return -1;
     }
     return 0;
@@ -139,6 +139,9 @@ static int nvml_start(struct nvml_failure *why)
     nvmlReturn_t r = nvml.nvmlInitWithFlags ? nvml.nvmlInitWithFlags(NVML_INIT_FLAG_NO_GPUS) : nvml.init();
     if (r == NVML_SUCCESS)
         return 0;
+    /* the simulator failing as its scenario asks: the driver's messages, without "try the simulator" */
+    const char *nvml_sim_hint = dlsym(nvml.dl, GPUMON_SIM_INVALID_SYMBOL) ? "(These are the simulated GPUs: "
+                                "their scenario's init_error.)" : nvml_try_sim;
     if (nvml_looks_like_stub()) {
         nvml_fail(why, NVML_CAUSE_STUB, r, "%s is the CUDA toolkit's stub library, not a driver: it exists "
                   "only for linking. Remove its directory from LD_LIBRARY_PATH, or install the NVIDIA driver "
@@ -174,6 +177,11 @@ int nvml_open(const char *path, struct nvml_failure *why)
 {
     memset(why, 0, sizeof *why);
     if (nvml_load(path, why) != 0 || nvml_start(why) != 0) {
+        gpumonSimScenarioInvalid_fn invalid = NULL;
+        if (nvml.dl)
+            *(void **)&invalid = dlsym(nvml.dl, GPUMON_SIM_INVALID_SYMBOL);
+        why->simulator = invalid != NULL;
+        why->sim_invalid = invalid && invalid();
         if (nvml.dl)
             dlclose(nvml.dl);
         memset(&nvml, 0, sizeof nvml);

@@ -56,6 +56,8 @@ struct nvml_failure {
     enum nvml_cause cause;
     int code;                 /* NVML return code where there is one */
     char message[1024];       /* one line: cause and what to do */
+    bool simulator;           /* the library is gpumon's simulator */
+    bool sim_invalid;         /* ... and it refused its scenario (it said why on stderr) */
 };
 
 /* Opens and initializes NVML. path may be NULL (then $GPUMON_NVML, then the
@@ -88,9 +90,10 @@ struct nvml_process {
     unsigned int kinds;               /* NVML_PROC_COMPUTE | NVML_PROC_GRAPHICS: the lists it is on */
 };
 /* Lists the compute and graphics processes of a device, de-duplicated by pid,
- * through the newest variant the library has. Returns NVML_SUCCESS and sets
- * *n (at most max), or an NVML error code. */
-nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process *out, unsigned max, unsigned *n);
+ * through the newest variant the library has, into *list (*cap entries,
+ * grown with xrealloc to hold them all; the caller frees it). Returns
+ * NVML_SUCCESS and sets *n, or an NVML error code. */
+nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process **list, unsigned *cap, unsigned *n);
 
 /* A device's memory in bytes (nvml.c): GetMemoryInfo_v2 (reserved split out), else, where the
  * library lacks it or the driver does not support it, GetMemoryInfo (reserved 0). */

@@ -610,5 +610,9 @@ typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
  */
 #define GPUMON_SIM_CLOCK_SYMBOL "gpumonSimClock"
 typedef nvmlReturn_t (*gpumonSimClock_fn)(double *speed, unsigned long long *epochUs);
+/* The simulator's other extension (sim/exports_init.c): nonzero when its last init failed because the
+ * scenario (or a GPUMON_SIM_* variable) is invalid, 0 when a valid scenario asked for the failure. */
+#define GPUMON_SIM_INVALID_SYMBOL "gpumonSimScenarioInvalid"
+typedef int (*gpumonSimScenarioInvalid_fn)(void);
 
 #endif

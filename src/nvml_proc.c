@@ -6,7 +6,9 @@
  * bump), then _v2 (24), then the plain symbol (16). Every variant follows
  * the sizing protocol: ask with count 0, get INSUFFICIENT_SIZE and the
  * needed count, allocate with headroom (2n+5, the list changes between
- * calls) and ask again, repeating while the list keeps growing.
+ * calls) and ask again, repeating while the list keeps growing. The
+ * list has no cap (a GPU may run any number of processes): the caller's
+ * array grows to hold them all, so their count and memory are true.
  */
 #include "nvml.h"
 
@@ -19,21 +21,31 @@ typedef nvmlReturn_t (*nvml_proc_fn)(nvmlDevice_t, unsigned int *, void *);
 
 enum { NVML_PROC_TRIES = 5 };
 
-static void nvml_proc_add(struct nvml_process *out, unsigned max, unsigned *n, const struct nvml_process *p)
+/* The list being filled: an array that grows as processes come. */
+struct nvml_proc_out {
+    struct nvml_process **list;
+    unsigned *cap, *n;
+};
+
+static void nvml_proc_add(const struct nvml_proc_out *o, const struct nvml_process *p)
 {
-    for (unsigned i = 0; i < *n; i++)
-        if (out[i].pid == p->pid) {
-            out[i].kinds |= p->kinds;
+    struct nvml_process *l = *o->list;
+    for (unsigned i = 0; i < *o->n; i++)
+        if (l[i].pid == p->pid) {
+            l[i].kinds |= p->kinds;
             return;
         }
-    if (*n < max)
-        out[(*n)++] = *p;
+    if (*o->n == *o->cap) {
+        *o->cap = *o->cap ? *o->cap * 2 : 16;
+        *o->list = l = xrealloc(l, *o->cap * sizeof *l);
+    }
+    l[(*o->n)++] = *p;
 }
 
 /* Entries are read through memcpy at their offsets: pid @0, memory @8, and
  * from 24-byte entries on the GPU and compute instance ids @16 and @20. */
 static void nvml_proc_take(const unsigned char *buf, unsigned count, size_t stride, unsigned kind,
-                           struct nvml_process *out, unsigned max, unsigned *n)
+                           const struct nvml_proc_out *out)
 {
     for (unsigned i = 0; i < count; i++) {
         struct nvml_process p = {.gi = 0xFFFFFFFFu, .ci = 0xFFFFFFFFu, .kinds = kind};
@@ -43,12 +55,12 @@ static void nvml_proc_take(const unsigned char *buf, unsigned count, size_t stri
             memcpy(&p.gi, buf + i * stride + 16, sizeof p.gi);
             memcpy(&p.ci, buf + i * stride + 20, sizeof p.ci);
         }
-        nvml_proc_add(out, max, n, &p);
+        nvml_proc_add(out, &p);
     }
 }
 
 static nvmlReturn_t nvml_proc_list(nvml_proc_fn fn, size_t stride, unsigned kind, nvmlDevice_t dev,
-                                   struct nvml_process *out, unsigned max, unsigned *n)
+                                   const struct nvml_proc_out *out)
 {
     unsigned int count = 0;
     nvmlReturn_t r = fn(dev, &count, NULL);
@@ -60,14 +72,13 @@ static nvmlReturn_t nvml_proc_list(nvml_proc_fn fn, size_t stride, unsigned kind
         count = cap;
         r = fn(dev, &count, buf);
         if (r == NVML_SUCCESS)
-            nvml_proc_take(buf, count < cap ? count : cap, stride, kind, out, max, n);
+            nvml_proc_take(buf, count < cap ? count : cap, stride, kind, out);
         free(buf);
     }
     return r;
 }
 
-static nvmlReturn_t nvml_proc_detail(nvmlDevice_t dev, unsigned mode, struct nvml_process *out, unsigned max,
-                                     unsigned *n)
+static nvmlReturn_t nvml_proc_detail(nvmlDevice_t dev, unsigned mode, const struct nvml_proc_out *out)
 {
     nvmlProcessDetailList_v1_t list = {nvmlProcessDetailList_v1, mode, 0, NULL};
     nvmlReturn_t r = nvml.nvmlDeviceGetRunningProcessDetailList(dev, &list);
@@ -82,19 +93,18 @@ static nvmlReturn_t nvml_proc_detail(nvmlDevice_t dev, unsigned mode, struct nvm
             nvml_proc_take((const unsigned char *)list.procArray,
                            list.numProcArrayEntries < cap ? list.numProcArrayEntries : cap,
                            sizeof *list.procArray,
-                           mode == NVML_PROCESS_MODE_GRAPHICS ? NVML_PROC_GRAPHICS : NVML_PROC_COMPUTE, out, max, n);
+                           mode == NVML_PROCESS_MODE_GRAPHICS ? NVML_PROC_GRAPHICS : NVML_PROC_COMPUTE, out);
         free(list.procArray);
         list.procArray = NULL;
     }
     return r;
 }
 
-static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, struct nvml_process *out, unsigned max,
-                                   unsigned *n)
+static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, const struct nvml_proc_out *out)
 {
     if (nvml.nvmlDeviceGetRunningProcessDetailList) {
         nvmlReturn_t r = nvml_proc_detail(dev, graphics ? NVML_PROCESS_MODE_GRAPHICS : NVML_PROCESS_MODE_COMPUTE,
-                                          out, max, n);
+                                          out);
         if (!nvml_code_is_unsupported(r) && r != NVML_ERROR_INVALID_ARGUMENT)
             return r;
     }
@@ -111,17 +121,17 @@ static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, struct nvml_p
             continue;
         nvml_proc_fn fn;
         *(void **)&fn = variants[i].fn;
-        return nvml_proc_list(fn, variants[i].stride, graphics ? NVML_PROC_GRAPHICS : NVML_PROC_COMPUTE, dev, out,
-                              max, n);
+        return nvml_proc_list(fn, variants[i].stride, graphics ? NVML_PROC_GRAPHICS : NVML_PROC_COMPUTE, dev, out);
     }
     return NVML_ERROR_FUNCTION_NOT_FOUND;
 }
 
-nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process *out, unsigned max, unsigned *n)
+nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process **list, unsigned *cap, unsigned *n)
 {
+    const struct nvml_proc_out out = {list, cap, n};
     *n = 0;
-    nvmlReturn_t rc = nvml_proc_mode(dev, 0, out, max, n);
-    nvmlReturn_t rg = nvml_proc_mode(dev, 1, out, max, n);
+    nvmlReturn_t rc = nvml_proc_mode(dev, 0, &out);
+    nvmlReturn_t rg = nvml_proc_mode(dev, 1, &out);
     if (rc == NVML_SUCCESS || rg == NVML_SUCCESS)
         return NVML_SUCCESS;
     return rc;

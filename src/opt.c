@@ -16,6 +16,7 @@
 
 #define OPT_HELP_KEY 0x7fff0001
 #define OPT_HELP_COLUMN 23
+#define OPT_HELP_WIDTH 80     /* every line of help fits a terminal of 80 columns */
 
 #define OPT_MAX 64
 
@@ -150,11 +151,53 @@ int opt_parse(const struct cmd_entry *e, int argc, char **argv, opt_handler *set
                                : opt_parse_gnu(e, argc, argv, set, ctx, first);
 }
 
+void opt_print_wrapped(const char *text, int col, int indent, bool reflow)
+{
+    for (const char *p = text; *p;) {
+        if (*p == '\n') {
+            bool paragraph = p[1] == '\n';
+            if (reflow && !paragraph && p[1]) {   /* a soft break: the words go on */
+                p++;
+                if (col > indent && *p != ' ') {
+                    if (col + 1 + (int)strcspn(p, " \n") > OPT_HELP_WIDTH) {
+                        printf("\n%*s", indent, "");
+                        col = indent;
+                    } else {
+                        putchar(' ');
+                        col++;
+                    }
+                }
+                continue;
+            }
+            p += paragraph ? 2 : 1;
+            printf(paragraph ? "\n\n" : "\n");
+            if (*p)
+                printf("%*s", indent, "");
+            col = indent;
+            continue;
+        }
+        size_t spaces = strspn(p, " "), word = strcspn(p + spaces, " \n");
+        if (col > indent && col + (int)(spaces + word) > OPT_HELP_WIDTH) {
+            printf("\n%*s", indent, "");   /* the spaces before a wrapped word go */
+            col = indent;
+            p += spaces;
+            spaces = 0;
+        }
+        printf("%.*s", (int)(spaces + word), p);
+        col += (int)(spaces + word);
+        p += spaces + word;
+    }
+    putchar('\n');
+}
+
 void opt_print_help(const struct cmd_entry *e)
 {
     const struct opt *all[OPT_MAX];
     size_t n = opt_flatten(e, all);
-    printf("Usage: gpumon %s %s\n%s\n\n", e->name, e->usage, e->about);
+    int lead = printf("Usage: gpumon %s ", e->name);
+    opt_print_wrapped(e->usage, lead, lead, false);
+    opt_print_wrapped(e->about, 0, 0, true);
+    putchar('\n');
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = all[i];
         char head[96];
@@ -174,14 +217,10 @@ void opt_print_help(const struct cmd_entry *e)
             printf("\n%*s", OPT_HELP_COLUMN, "");
         else
             printf("%*s", (int)(OPT_HELP_COLUMN - hl), "");
-        for (const char *h = o->help; *h;) {
-            size_t len = strcspn(h, "\n");
-            printf("%.*s\n", (int)len, h);
-            h += len;
-            if (*h == '\n' && *++h)
-                printf("%*s", OPT_HELP_COLUMN, "");
-        }
+        opt_print_wrapped(o->help, OPT_HELP_COLUMN, OPT_HELP_COLUMN, true);
     }
-    if (e->notes)
-        printf("\n%s\n", e->notes);
+    if (e->notes) {
+        putchar('\n');
+        opt_print_wrapped(e->notes, 0, 0, true);
+    }
 }

@@ -53,7 +53,14 @@ typedef int opt_handler(void *ctx, int key, const char *value);
 int opt_parse(const struct cmd_entry *e, int argc, char **argv, opt_handler *set, void *ctx, int *first);
 /* Prints "gpumon CMD: MSG (see gpumon CMD --help)"; returns EXIT_USAGE (2). */
 int opt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints e's help: usage, about, every option of every table, notes. */
+/* Prints e's help: usage, about, every option of every table, notes, in
+ * 80 columns: the texts are paragraphs, reflowed (a single '\n' in about,
+ * notes or an option's help is a space, "\n\n" a new paragraph); in usage
+ * '\n' breaks the line; a line too long wraps at a space. */
 void opt_print_help(const struct cmd_entry *e);
+/* Prints text on stdout from column col, wrapped at 80 columns at spaces,
+ * its lines after the first indented by indent; reflow: a single '\n'
+ * joins lines (see opt_print_help). Ends with a newline. */
+void opt_print_wrapped(const char *text, int col, int indent, bool reflow);
 
 #endif

@@ -4,19 +4,30 @@
  * writing are O(1) per record whatever its size, and a full backlog drops
  * the newest record, so a compressed stream stays contiguous (a zstd block
  * depends on the ones before it, so the oldest may not be dropped).
+ * Over a regular file a failed record is cut off again (ftruncate); over
+ * a FIFO nothing can be taken back, so what is left of a record part-way
+ * written stays at the head of the backlog and is finished first. A FIFO
+ * is written without blocking: its writes wait for the reader in poll(),
+ * asking the caller's stop function between waits, so that a signal ends
+ * a wait for a reader that never reads (signals are blocked in gpumon and
+ * cannot interrupt a blocking write).
  */
 #include "out.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lazylib.h"
+#include "loglock.h"
 
 #define OUT_ZSTD_LEVEL 3
+#define OUT_POLL_MS 100          /* how often a wait for a FIFO's reader asks whether to stop */
+#define OUT_CLOSE_STALL_MS 1000  /* at the end, a FIFO reader that takes nothing for this long is given up */
 
 bool out_is_zstd_path(const char *path)
 {
@@ -45,27 +56,83 @@ static int out_zstd_start(struct out *o, char *err, size_t errlen)
     return 0;
 }
 
-int out_open(struct out *o, const char *path, char *err, size_t errlen)
+static bool out_stop_now(const struct out *o)
+{
+    return o->stop && o->stop(o->stop_ctx);
+}
+
+static void out_pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Opens path for appending. A FIFO is opened without blocking (open()
+ * would wait for a reader with every signal blocked): while it has no
+ * reader, says so once and tries again until the stop function says stop.
+ * Returns the descriptor, -1 (errno set), or -2 when stopped. */
+static int out_open_fd(struct out *o, const char *path)
+{
+    bool said = false;
+    for (;;) {
+        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+        if (fd >= 0 || errno != ENXIO)
+            return fd;   /* ENXIO: a FIFO without a reader */
+        if (!said) {
+            char shorter[UTIL_SHORT + 1];
+            util_warn("waiting for a reader on FIFO %s (records are written once something reads it; SIGINT or "
+                      "SIGTERM ends the wait)", util_short(path, shorter));
+            said = true;
+        }
+        if (out_stop_now(o))
+            return -2;
+        out_pause_ms(OUT_POLL_MS / 2);
+    }
+}
+
+/* A FIFO stays non-blocking (its writes wait in poll, see out_wait; *fifo
+ * says so); any other file is made blocking again. Then the one-writer
+ * lock: 0, or -1 with a message naming the other writer. */
+static int out_setup_fd(int fd, const char *name, bool *fifo, char *err, size_t errlen)
+{
+    struct stat st;
+    *fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+    if (!*fifo)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return loglock_take(fd, name, err, errlen);
+}
+
+int out_open(struct out *o, const char *path, out_stop_fn *stop, const void *stop_ctx, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     sbuf_init(&o->z);
     o->backlog_max = OUT_BACKLOG_MAX;
+    o->stop = stop;
+    o->stop_ctx = stop_ctx;
     if (!path || !strcmp(path, "-")) {
         o->fd = STDOUT_FILENO;
         return 0;
     }
     char shorter[UTIL_SHORT + 1];
-    o->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    o->fd = out_open_fd(o, path);
+    if (o->fd == -2) {
+        snprintf(err, errlen, "stopped while waiting for a reader on FIFO %s", util_short(path, shorter));
+        return OUT_STOPPED;
+    }
     if (o->fd < 0) {
         snprintf(err, errlen, "cannot open output file %s: %s", util_short(path, shorter), strerror(errno));
         return -1;
     }
     o->path = xstrdup(path);
     o->name = xstrdup(util_short(path, shorter));
-    if (out_is_zstd_path(path) && out_zstd_start(o, err, errlen) != 0) {
+    if (out_setup_fd(o->fd, o->name, &o->fifo, err, errlen) != 0 ||
+        (out_is_zstd_path(path) && out_zstd_start(o, err, errlen) != 0)) {
         close(o->fd);
         free(o->path);
         free(o->name);
+        o->path = o->name = NULL;
+        o->fd = -1;
         return -1;
     }
     return 0;
@@ -77,26 +144,55 @@ bool out_is_empty(const struct out *o)
     return o->path && fstat(o->fd, &st) == 0 && st.st_size == 0;
 }
 
-/* Writes all of buf or restores the file to its previous end. */
-static int out_write_all(struct out *o, const char *buf, size_t len)
+/* Waits until the FIFO takes more: true, or false when the caller's stop
+ * function says stop (the stop is remembered: later writes do not wait) or,
+ * at the end, when the reader has taken nothing for OUT_CLOSE_STALL_MS. */
+static bool out_wait(struct out *o)
+{
+    for (long waited = 0; !o->stopped;) {
+        struct pollfd p = {o->fd, POLLOUT, 0};
+        int n = poll(&p, 1, OUT_POLL_MS);
+        if (n > 0)
+            return true;   /* room, or an error that the next write() reports */
+        if (n < 0 && errno != EINTR)
+            return false;
+        if (out_stop_now(o) || (o->closing && (waited += OUT_POLL_MS) >= OUT_CLOSE_STALL_MS))
+            o->stopped = true;
+    }
+    return false;
+}
+
+/* Writes all of buf. On failure (errno set): over a regular file the file
+ * is restored to its previous end and *done is 0; over anything else
+ * *done is what was written, which cannot be taken back. */
+static int out_write_all(struct out *o, const char *buf, size_t len, size_t *done)
 {
     off_t start = -1;
     struct stat st;
-    if (o->path && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode))
+    if (o->path && !o->fifo && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode))
         start = st.st_size;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = write(o->fd, buf + done, len - done);
+    *done = 0;
+    while (*done < len) {
+        ssize_t n = write(o->fd, buf + *done, len - *done);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == EAGAIN && o->fifo) {
+            if (out_wait(o))
+                continue;
+            errno = EAGAIN;   /* the reader does not read (and gpumon was told to stop) */
+            return -1;
+        }
         if (n <= 0) {
             int e = n < 0 ? errno : ENOSPC;
-            if (start >= 0 && done > 0 && ftruncate(o->fd, start) != 0)
-                util_warn("cannot remove a partial record from %s: %s", o->name, strerror(errno));
+            if (start >= 0 && *done > 0) {
+                if (ftruncate(o->fd, start) != 0)
+                    util_warn("cannot remove a partial record from %s: %s", o->name, strerror(errno));
+                *done = 0;
+            }
             errno = e;
             return -1;
         }
-        done += (size_t)n;
+        *done += (size_t)n;
     }
     return 0;
 }
@@ -135,18 +231,22 @@ static void out_queue(struct out *o, const char *data, size_t len)
     b->data = xmalloc(len);
     memcpy(b->data, data, len);
     b->len = len;
+    b->off = 0;
     o->qbytes += len;
 }
 
-/* Writes queued records in order until one fails. Returns 0 when the
- * backlog is empty. */
+/* Writes queued records in order until one fails (the part of it that a
+ * FIFO took is not written again). Returns 0 when the backlog is empty. */
 static int out_drain(struct out *o)
 {
     while (o->qn) {
         struct out_block *b = &o->q[o->qhead];
-        if (out_write_all(o, b->data, b->len) != 0)
+        size_t done;
+        int rc = out_write_all(o, b->data + b->off, b->len - b->off, &done);
+        b->off += done;
+        o->qbytes -= done;
+        if (rc != 0)
             return -1;
-        o->qbytes -= b->len;
         free(b->data);
         o->qhead = (o->qhead + 1) % o->qcap;
         o->qn--;
@@ -180,7 +280,8 @@ int out_write(struct out *o, const char *buf, size_t len)
         buf = o->z.data, len = o->z.len;
     }
     if (o->qn == 0) {
-        if (out_write_all(o, buf, len) == 0) {
+        size_t done;
+        if (out_write_all(o, buf, len, &done) == 0) {
             if (o->failing)
                 goto recovered;   /* the backlog was drained just above */
             return 0;   /* the usual case: no copy */
@@ -188,7 +289,7 @@ int out_write(struct out *o, const char *buf, size_t len)
         if (errno == EPIPE)
             return -1;
         int e = errno;
-        out_queue(o, buf, len);
+        out_queue(o, buf + done, len - done);   /* a FIFO's part-written record: the rest comes first */
         if (e == EBADF)
             return errno = e, -1;   /* no descriptor (a closed stdout): nothing will ever be written; out_close says so */
     } else {
@@ -222,28 +323,49 @@ recovered:
  * Returns 0, or -1 when the backlog or the epilogue could not be written. */
 static int out_zstd_end(struct out *o)
 {
+    size_t done;
     if (out_drain(o) != 0 || out_compress(o, "", 0, true) != 0)
         return -1;
-    return out_write_all(o, o->z.data, o->z.len);
+    return out_write_all(o, o->z.data, o->z.len, &done);
 }
 
 int out_reopen(struct out *o, char *err, size_t errlen)
 {
     if (!o->path)
         return 0;
-    int fd = open(o->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(o->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
     if (fd < 0) {
         snprintf(err, errlen, "cannot reopen output file %s: %s (still writing to the old file)", o->name,
-                 strerror(errno));
+                 errno == ENXIO ? "the FIFO has no reader" : strerror(errno));
         return -1;
     }
-    if (o->zstd && out_zstd_end(o) != 0 && o->qn) {
+    struct stat now, was;
+    bool same = fstat(fd, &now) == 0 && fstat(o->fd, &was) == 0 && now.st_dev == was.st_dev &&
+                now.st_ino == was.st_ino, fifo = o->fifo;
+    if (same) {
+        close(fd);   /* not moved (or copied and truncated): the locked descriptor goes on */
+        fd = o->fd;
+    } else if (out_setup_fd(fd, o->name, &fifo, err, errlen) != 0) {
+        close(fd);
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (still writing to the old file)");
+        return -1;
+    }
+    if (o->zstd && same && S_ISREG(now.st_mode) && now.st_size == 0) {
+        /* truncated under gpumon (logrotate's copytruncate): the frame begun before cannot go on there */
+        if (o->qn)
+            util_warn("%zu delayed records for %s were dropped when it was truncated", o->qn, o->name);
+        out_discard(o, true);
+    } else if (o->zstd && out_zstd_end(o) != 0 && o->qn) {
         /* the delayed records continue the old file's stream: they cannot start the new one */
         util_warn("%zu delayed records for %s were dropped when it was reopened", o->qn, o->name);
         out_discard(o, true);
     }
-    close(o->fd);
-    o->fd = fd;
+    if (!same) {
+        close(o->fd);
+        o->fd = fd;
+        o->fifo = fifo;
+    }
     if (o->zstd)
         out_zstd_start(o, err, errlen);   /* a new frame: cannot fail with a context that exists */
     return 0;
@@ -252,12 +374,13 @@ int out_reopen(struct out *o, char *err, size_t errlen)
 int out_close(struct out *o)
 {
     int rc = 0;
+    o->closing = true;   /* a FIFO's reader that takes nothing more is given up (out_wait) */
     if (o->zstd && out_zstd_end(o) != 0 && o->qn == 0)
         util_warn("the end of the compressed log %s could not be written (%s): every record is there, but "
                   "zstd will say the file is truncated", o->name, strerror(errno));
     if (out_drain(o) != 0) {
         util_warn("%zu record%s could not be written to %s: %s", o->qn, o->qn == 1 ? "" : "s", out_where(o),
-                  strerror(errno));
+                  o->fifo && errno == EAGAIN ? "its reader does not read" : strerror(errno));
         out_discard(o, false);
         rc = -1;
     }

@@ -33,7 +33,7 @@ struct value {
     } u;
 };
 
-#define RECORD_MAX_PROCS 32
+#define RECORD_MAX_PROCS 32     /* processes listed per GPU: the largest by memory when there are more */
 #define RECORD_MAX_METRICS 112  /* >= METRIC_COUNT, checked in metrics.c */
 
 struct record_proc {
@@ -62,6 +62,8 @@ struct record_gpu {
     struct value v[RECORD_MAX_METRICS];   /* indexed by enum metric_id */
     unsigned int nprocs;
     struct record_proc procs[RECORD_MAX_PROCS];
+    unsigned int procs_omitted;           /* processes left out of procs (beyond RECORD_MAX_PROCS; the count
+                                           * and memory metrics include them) */
     unsigned int nxids;                   /* distinct codes, most recent first once full */
     struct record_xid xids[RECORD_MAX_XIDS];
     unsigned njobs;                       /* job ids from an HPC job mapping directory (host_jobs.c) */

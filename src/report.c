@@ -260,7 +260,7 @@ static void report_steps_section(const struct diag *d, struct sbuf *b)
 {
     const struct analyzer *an = diag_analyzer(d);
     const struct stepstat *ss = analyze_steps(an);
-    unsigned n = stepstat_nranks(ss);
+    unsigned n = ss ? stepstat_nranks(ss) : 0;   /* no step table before the first record */
     if (n == 0)
         return;
     sbuf_puts(b, "<section id=\"steps\"><h2>Training steps (reported by the job)</h2>\n<table><tr><th>rank</th>"

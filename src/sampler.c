@@ -289,7 +289,7 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
     rg->nxids = 0;
     if (s->events)
         sampler_events_copy(g, rg);
-    rg->nprocs = 0;
+    rg->nprocs = rg->procs_omitted = 0;
     if (s->processes && g->h && !atomic_load(&g->lost))
         sampler_read_processes(&c, rg);
 }

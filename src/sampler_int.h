@@ -83,8 +83,8 @@ struct sampler_gpu {
     unsigned long long last_seen_us;
     nvmlSample_t *sbuf;
     unsigned scap;
-    struct nvml_process procs[RECORD_MAX_PROCS];
-    unsigned nprocs;
+    struct nvml_process *procs; /* every process NVML lists (count and memory are theirs) */
+    unsigned nprocs, proc_cap;
     struct { unsigned pid; char name[64]; struct host_attrib who; } pname[RECORD_MAX_PROCS];
     char jobs_warned[512];      /* the job mapping's latest problem with this GPU's file, said once */
 

@@ -21,7 +21,6 @@
 #include "sampler_int.h"
 #include "util.h"
 
-#define SAMPLER_PROC_LIST_MAX 1024   /* processes one full list keeps */
 #define SAMPLER_PUTIL_MAX 4096       /* utilization samples one call takes */
 
 void sampler_process_name(unsigned pid, char *buf, size_t len)
@@ -40,10 +39,10 @@ static int sampler_proc_cmp(const void *a, const void *b)
 
 unsigned sampler_gpu_processes(struct sampler_gpu *g, struct sampler_proc **out)
 {
-    struct nvml_process *p = xcalloc(SAMPLER_PROC_LIST_MAX, sizeof *p);
-    unsigned n = 0;
+    struct nvml_process *p = NULL;
+    unsigned n = 0, cap = 0;
     *out = NULL;
-    if (nvml_processes(g->h, p, SAMPLER_PROC_LIST_MAX, &n) != NVML_SUCCESS || n == 0) {
+    if (nvml_processes(g->h, &p, &cap, &n) != NVML_SUCCESS || n == 0) {
         free(p);
         return 0;
     }

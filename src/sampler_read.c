@@ -522,14 +522,28 @@ void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
 
 /* ---- processes ---- */
 
+/* Orders processes by memory, largest first (unknown memory last). */
+static int proc_by_memory(const void *a, const void *b)
+{
+    unsigned long long ma = ((const struct nvml_process *)a)->used_memory;
+    unsigned long long mb = ((const struct nvml_process *)b)->used_memory;
+    ma = ma == NVML_VALUE_NOT_AVAILABLE ? 0 : ma;
+    mb = mb == NVML_VALUE_NOT_AVAILABLE ? 0 : mb;
+    return ma < mb ? 1 : ma > mb ? -1 : 0;
+}
+
+/* Every process NVML lists, once per tick; more than a record lists are
+ * ordered largest first, so the record keeps those that matter most. */
 static nvmlReturn_t fetch_procs(const struct read_ctx *c)
 {
     struct sampler_gpu *g = c->g;
     if (g->proc_tick != c->tick) {
         g->proc_tick = c->tick;
-        g->proc_rc = nvml_processes(g->h, g->procs, RECORD_MAX_PROCS, &g->nprocs);
+        g->proc_rc = nvml_processes(g->h, &g->procs, &g->proc_cap, &g->nprocs);
         if (g->proc_rc != NVML_SUCCESS)
             g->nprocs = 0;
+        if (g->nprocs > RECORD_MAX_PROCS)
+            qsort(g->procs, g->nprocs, sizeof *g->procs, proc_by_memory);
     }
     return g->proc_rc;
 }
@@ -566,10 +580,12 @@ static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
 void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
 {
     struct sampler_gpu *g = c->g;
-    rg->nprocs = 0;
+    rg->nprocs = rg->procs_omitted = 0;
     if (fetch_procs(c) != NVML_SUCCESS)
         return;
-    for (unsigned i = 0; i < g->nprocs; i++) {
+    unsigned listed = g->nprocs < RECORD_MAX_PROCS ? g->nprocs : RECORD_MAX_PROCS;
+    rg->procs_omitted = g->nprocs - listed;
+    for (unsigned i = 0; i < listed; i++) {
         struct record_proc *p = &rg->procs[rg->nprocs++];
         p->pid = g->procs[i].pid;
         p->kinds = (unsigned char)g->procs[i].kinds;
@@ -592,6 +608,9 @@ void sampler_gpu_free(struct sampler_gpu *g)
     free(g->sbuf);
     g->sbuf = NULL;
     g->scap = 0;
+    free(g->procs);
+    g->procs = NULL;
+    g->nprocs = g->proc_cap = 0;
     free(g->putil_buf);
     g->putil_buf = NULL;
     g->putil_cap = 0;

@@ -82,6 +82,17 @@ int sig_wait(const int *sigs, uint64_t deadline_ns, siginfo_t *info)
     }
 }
 
+bool sig_pending(const void *sigs)
+{
+    sigset_t p;
+    if (sigpending(&p) != 0)
+        return false;
+    for (const int *s = sigs; s && *s; s++)
+        if (sigismember(&p, *s) == 1)
+            return true;
+    return false;
+}
+
 void sig_restore_child(void)
 {
     for (size_t i = 0; i < sig_nsaved; i++)

@@ -37,6 +37,10 @@ bool sig_ignored_at_start(int sig);
  * SIG_FOREVER: no deadline). Returns the signal, 0 at the deadline. info,
  * if not NULL, receives who sent it. */
 int sig_wait(const int *sigs, uint64_t deadline_ns, siginfo_t *info);
+/* True when one of sigs (a 0-terminated const int list, passed as a void
+ * pointer so that this serves as out.h's stop function) is pending; it
+ * stays pending, for sig_wait to take. */
+bool sig_pending(const void *sigs);
 /* In a forked child before exec: the dispositions and the signal mask
  * gpumon was started with. Async-signal-safe. */
 void sig_restore_child(void);

@@ -10,7 +10,9 @@
  * Under gpumon run, "steps" lists the training processes that report their
  * steps, each with the interval's figures (docs/steps-channel.md, "In the
  * log"). A process carries its user, container ("runtime://id") and pod
- * UID, null where they cannot be told; "jobs" (with a job mapping
+ * UID, null where they cannot be told; a GPU with more processes than a
+ * record lists (RECORD_MAX_PROCS, the largest by memory) adds
+ * "processes_omitted":N; "jobs" (with a job mapping
  * directory) lists a GPU's job ids. This is the log format that
  * diagnose and report read back.
  */
@@ -99,6 +101,10 @@ static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
         }
     }
     sbuf_putc(b, ']');
+    if (g->procs_omitted) {   /* a capped list says so (processes.count and .used_memory count them all) */
+        sbuf_puts(b, ",\"processes_omitted\":");
+        sbuf_put_int(b, g->procs_omitted);
+    }
 }
 
 /* "xids":[{"code":79,"count":1,"last_seen":"..."}], only when any were seen. */

@@ -2,21 +2,23 @@
  * sink_text.c: the human-readable block, one per sample: a header line with
  * the time, host name and host CPU and memory, then one line per GPU, its
  * columns aligned from GPU to GPU. Two layouts of the same figures:
- *  - full (a terminal 100 columns wide or more, or not a terminal: logs):
+ *  - full (not a terminal: logs; or a terminal wide enough for its lines):
  *    name, utilization with the range of the driver's sub-second samples,
  *    SM and tensor activity (GPM, where some GPU of the record has it),
  *    memory used/total and percent, temperature, power against its limit,
  *    SM clock, P-state and active clock event reasons;
- *  - compact (a terminal narrower than 100 columns): the same in at most 80
- *    columns, under a line of column heads, so 8 GPUs take 8 lines, not 17.
+ *  - compact (a terminal narrower than the full lines): the same in at most
+ *    80 columns, under a line of column heads, so 8 GPUs take 8 lines, not 17.
  * A lost GPU says LOST. With --fields, each line lists key=value pairs of
  * the chosen metrics instead. Missing values use fmt.c's brief markers.
+ * On a terminal nothing wraps: a line wider than it is cut at its width
+ * (compact lines on a terminal under 80 columns), and --fields pairs go on
+ * indented lines of their own.
  */
 #include <string.h>
 #include "fmt.h"
 #include "sink.h"
 
-#define TEXT_COMPACT_BELOW 100   /* terminal columns under which the compact layout is used */
 
 static void sink_text_begin(const struct sink *s, struct sbuf *b)
 {
@@ -198,10 +200,80 @@ static void sink_text_host(const struct record *r, bool compact, struct sbuf *b)
     sbuf_puts(b, " MiB");
 }
 
+/* The columns of the widest line of b from start on (UTF-8: a character is one column). */
+static int text_widest(const struct sbuf *b, size_t start)
+{
+    int widest = 0, col = 0;
+    for (size_t i = start; i < b->len; i++) {
+        unsigned char c = (unsigned char)b->data[i];
+        if (c == '\n')
+            col = 0;
+        else if ((c & 0xC0) != 0x80 && ++col > widest)
+            widest = col;
+    }
+    return widest;
+}
+
+/* Fits the lines of b from start on into width columns: a line of
+ * key=value pairs is broken between pairs (the rest indented), any other
+ * line is cut at the width. */
+static void text_fit(struct sbuf *b, size_t start, int width, bool pairs)
+{
+    struct sbuf out;
+    sbuf_init(&out);
+    for (size_t i = start; i < b->len;) {
+        size_t end = i;
+        while (end < b->len && b->data[end] != '\n')
+            end++;
+        int col = 0;
+        size_t cut = i, brk = 0;
+        for (size_t k = i; k < end; k++) {
+            unsigned char c = (unsigned char)b->data[k];
+            if (pairs && k > i + 4 && c == ' ' && b->data[k + 1] == ' ' && b->data[k - 1] != ' ')
+                brk = k;   /* between two pairs */
+            if ((c & 0xC0) != 0x80 && ++col > width) {
+                if (pairs && brk) {   /* the pairs from brk on go to a line of their own */
+                    sbuf_add(&out, b->data + i, brk - i);
+                    sbuf_puts(&out, "\n    ");
+                    i = brk + 2;
+                    k = i - 1;
+                    col = 4;
+                    brk = 0;
+                    continue;
+                }
+                break;
+            }
+            cut = k + 1;
+        }
+        sbuf_add(&out, b->data + i, (col > width ? cut : end) - i);
+        sbuf_putc(&out, '\n');
+        i = end + 1;
+    }
+    b->len = start;
+    sbuf_add(b, out.data ? out.data : "", out.len);
+    sbuf_free(&out);
+}
+
+static void sink_text_render(const struct sink *s, const struct record *r, bool compact, struct sbuf *b);
+
 static void sink_text_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
+    size_t start = b->len;
+    sink_text_render(s, r, false, b);
+    if (s->width <= 0)
+        return;   /* a file or a pipe: the full layout, whole */
+    if (!s->custom_fields && text_widest(b, start) > s->width) {
+        b->len = start;
+        sink_text_render(s, r, true, b);
+    }
+    if (text_widest(b, start) > s->width)
+        text_fit(b, start, s->width, s->custom_fields);
+}
+
+static void sink_text_render(const struct sink *s, const struct record *r, bool compact, struct sbuf *b)
+{
     char ts[32];
-    bool compact = !s->custom_fields && s->width > 0 && s->width < TEXT_COMPACT_BELOW;
+    compact = compact && !s->custom_fields;
     util_rfc3339(&r->time, ts);
     sbuf_printf(b, "%s  %.*s", ts, compact ? 16 : 255, r->hostname);
     if (s->custom_fields) {

@@ -82,6 +82,7 @@ struct steps {
     char dir[4096];
     bool own_dir;
     uint64_t opened_ns;
+    uint64_t last_fill;                 /* the previous record's time (steps_fill), opened_ns before one */
     struct timespec opened_wall;
     struct steps_ring rings[STEPS_MAX_RINGS];
     unsigned nrings;
@@ -160,7 +161,7 @@ int steps_open(struct steps **out, const char *dir, char *err, size_t errlen)
             return -1;
         }
     }
-    s->opened_ns = util_mono_ns();
+    s->opened_ns = s->last_fill = util_mono_ns();
     clock_gettime(CLOCK_REALTIME, &s->opened_wall);
     *out = s;
     return 0;
@@ -245,7 +246,7 @@ static bool steps_gone(const struct steps_ring *r)
 }
 
 /* Opens a new ring file after checking what it claims; NULL (said, counted) when it is not one. */
-static void steps_add(struct steps *s, int dfd, const char *name, int pid)
+static void steps_add(struct steps *s, int dfd, const char *name, int pid, uint64_t now)
 {
     if (s->nrings == STEPS_MAX_RINGS) {
         if (!s->warned_full)
@@ -310,12 +311,14 @@ static void steps_add(struct steps *s, int dfd, const char *name, int pid)
     r->local_rank = steps_i32(h + 32);
     r->world = steps_i32(h + 36);
     r->consumed = steps_u64(h + 48);
-    r->acc_from = 0;   /* the loop's time counts from its first entry, which may precede this scan */
+    /* what it did before it was found falls in the current record's interval (a loaded machine may let a
+     * job do its steps before the next scan finds its ring): credited from the previous record on */
+    r->acc_from = s->last_fill < now ? s->last_fill : now;
     r->scale = s->speed;
     s->processes++;
 }
 
-static void steps_scan(struct steps *s)
+static void steps_scan(struct steps *s, uint64_t now)
 {
     int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -328,7 +331,7 @@ static void steps_scan(struct steps *s)
     int pid;
     while ((e = readdir(d)))
         if (steps_name_ok(e->d_name, &pid) && !steps_seen_name(&s->seen, e->d_name))
-            steps_add(s, dirfd(d), e->d_name, pid);
+            steps_add(s, dirfd(d), e->d_name, pid, now);
     closedir(d);
 }
 
@@ -503,7 +506,7 @@ void steps_set_speed(struct steps *s, double speed)
 
 void steps_fill(struct steps *s, struct record *rec, uint64_t now)
 {
-    steps_scan(s);
+    steps_scan(s, now);
     unsigned n = 0;
     for (unsigned i = 0; i < s->nrings; i++) {
         struct steps_ring *r = &s->rings[i];
@@ -524,6 +527,7 @@ void steps_fill(struct steps *s, struct record *rec, uint64_t now)
     for (unsigned i = s->nrings; i-- > 0;)
         if (s->rings[i].gone)
             steps_retire(s, i);
+    s->last_fill = now;
     rec->ranks = n ? s->out : NULL;
     rec->nranks = n;
 }

@@ -161,3 +161,37 @@ int wfile_write(const char *path, const void *data, size_t len, char *err, size_
     char shorter[UTIL_SHORT + 1];
     return wfile_write_named(path, util_short(path, shorter), data, len, err, errlen);
 }
+
+int wfile_check(const char *path, char *err, size_t errlen)
+{
+    char shorter[UTIL_SHORT + 1], real[PATH_MAX], copy[PATH_MAX], tmp[PATH_MAX + 64];
+    const char *name = util_short(path, shorter);
+    struct stat st;
+    if (!*path) {
+        snprintf(err, errlen, "cannot write a file with an empty name");
+        return -1;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode))
+            return 0;   /* written through when the time comes (a FIFO's reader may come later) */
+        snprintf(err, errlen, "cannot write %s: it is %s, not a file", name,
+                 S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file");
+        return -1;
+    }
+    const char *target = realpath(path, real) ? real : path;   /* the file a link names */
+    if (strlen(target) >= sizeof copy) {
+        snprintf(err, errlen, "cannot write %s: the path is too long (%zu bytes)", name, strlen(path));
+        return -1;
+    }
+    snprintf(copy, sizeof copy, "%s", target);
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+    int fd = wfile_temp(dir, "check", tmp, sizeof tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    return 0;
+}

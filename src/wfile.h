@@ -18,4 +18,11 @@
  * a message naming the path and the reason in err (nothing was replaced). */
 int wfile_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
+/* Checks now that wfile_write(path) could write there later (an output
+ * named for the end of a long job): the name is not empty, what is at
+ * path is not a directory or a socket, and a file can be created in the
+ * folder that would receive it (one is made and removed). Returns 0, or -1
+ * with wfile_write's message for the problem. */
+int wfile_check(const char *path, char *err, size_t errlen);
+
 #endif

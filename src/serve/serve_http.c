@@ -11,11 +11,23 @@
  * memory cap that answers oversized headers with an error. The listening
  * socket is made here before anything else starts, so an address in use
  * is reported by name with nothing half-started.
+ *
+ * A gate thread accepts the connections and hands each to libmicrohttpd
+ * (MHD_add_connection) once its first byte shows what it speaks: a request
+ * line on the plain port, a TLS handshake record on the TLS port. Binary
+ * junk, or a TLS ClientHello sent to the plain port, is closed at once
+ * (libmicrohttpd would wait for a line end until the idle timeout); plain
+ * HTTP sent to the TLS port gets a 400 in plain text saying so; a client
+ * that sends nothing is closed at the idle timeout, as libmicrohttpd would.
+ * libmicrohttpd runs strict for clients: HTTP/1.1 without Host, or a
+ * header with space before its colon ("Host : x"), is a 400 (RFC 9112).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +44,21 @@ typedef enum MHD_Result serve_mhd_result;
 typedef int serve_mhd_result;
 #endif
 
+/* A connection accepted by the gate, waiting for its first byte. */
+struct serve_http_pending {
+    int fd;
+    uint64_t deadline_ns;
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+};
+
 struct serve_http {
     struct MHD_Daemon *d;
     struct serve_state *st;
+    int listen_fd, wake[2];           /* wake: the stop message to the gate thread */
+    bool tls, gate_running;
+    unsigned timeout_s, max_pending;
+    pthread_t gate;
 };
 
 static const char serve_http_landing[] =
@@ -243,6 +267,88 @@ int serve_http_listen(const char *address, char *err, size_t errlen)
     return fd;
 }
 
+/* What a connection's first byte says: 1 hand it to libmicrohttpd, 0 close it, -1 plain HTTP on
+ * the TLS port (told so, then closed). A request line begins with a method (a token) or, RFC 9112
+ * allows, an empty line; a TLS connection with a handshake record (content type 22). */
+static int serve_http_first_byte(bool tls, unsigned char c)
+{
+    bool token = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '\r' || c == '\n';
+    if (tls)
+        return c == 0x16 ? 1 : token ? -1 : 0;
+    return token ? 1 : 0;
+}
+
+static void serve_http_tell_tls(int fd)
+{
+    static const char msg[] = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                              "Connection: close\r\nContent-Length: 50\r\n\r\n"
+                              "this port speaks TLS: use https:// to reach it.\r\n\r\n";
+    if (send(fd, msg, sizeof msg - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+        return;   /* the client is gone: nothing to tell */
+}
+
+/* The gate (see the top): a poll loop over the listening socket, the
+ * connections that have sent nothing yet and the stop pipe. */
+static void *serve_http_gate_main(void *arg)
+{
+    struct serve_http *h = arg;
+    struct serve_http_pending *pend = xcalloc(h->max_pending, sizeof *pend);
+    struct pollfd *pfd = xcalloc(h->max_pending + 2, sizeof *pfd);
+    unsigned n = 0;
+    for (;;) {
+        uint64_t now = util_mono_ns(), soonest = UINT64_MAX;
+        for (unsigned i = 0; i < n; i++)
+            soonest = pend[i].deadline_ns < soonest ? pend[i].deadline_ns : soonest;
+        int wait_ms = soonest == UINT64_MAX ? -1 : soonest <= now ? 0 : (int)((soonest - now) / 1000000 + 1);
+        pfd[0] = (struct pollfd){h->wake[0], POLLIN, 0};
+        pfd[1] = (struct pollfd){h->listen_fd, n < h->max_pending ? POLLIN : 0, 0};
+        for (unsigned i = 0; i < n; i++)
+            pfd[i + 2] = (struct pollfd){pend[i].fd, POLLIN, 0};
+        if (poll(pfd, n + 2, wait_ms) < 0 && errno != EINTR)
+            break;
+        if (pfd[0].revents)
+            break;   /* serve_http_stop */
+        now = util_mono_ns();
+        unsigned kept = 0;
+        for (unsigned i = 0; i < n; i++) {
+            struct serve_http_pending *p = &pend[i];
+            int verdict = 2;   /* 2: still waiting */
+            unsigned char c;
+            if (pfd[i + 2].revents) {
+                ssize_t got = recv(p->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+                verdict = got == 1 ? serve_http_first_byte(h->tls, c)
+                        : got < 0 && (errno == EAGAIN || errno == EINTR) ? 2 : 0;
+            } else if (p->deadline_ns <= now) {
+                verdict = 0;   /* sent nothing within the idle timeout */
+            }
+            if (verdict == 1)
+                MHD_add_connection(h->d, p->fd, (const struct sockaddr *)&p->addr, p->addrlen);   /* it owns fd */
+            else if (verdict == 2)
+                pend[kept++] = *p;
+            else {
+                if (verdict < 0)
+                    serve_http_tell_tls(p->fd);
+                close(p->fd);
+            }
+        }
+        n = kept;
+        while (pfd[1].revents && n < h->max_pending) {
+            struct serve_http_pending *p = &pend[n];
+            p->addrlen = sizeof p->addr;
+            p->fd = accept4(h->listen_fd, (struct sockaddr *)&p->addr, &p->addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (p->fd < 0)
+                break;   /* none left (EAGAIN), or out of descriptors: the next round tries again */
+            p->deadline_ns = now + (uint64_t)h->timeout_s * 1000000000ull;
+            n++;
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        close(pend[i].fd);
+    free(pend);
+    free(pfd);
+    return NULL;
+}
+
 struct serve_http *serve_http_start(struct serve_state *st, const struct serve_http_opts *o, char *err,
                                     size_t errlen)
 {
@@ -253,7 +359,13 @@ struct serve_http *serve_http_start(struct serve_state *st, const struct serve_h
     }
     struct serve_http *h = xcalloc(1, sizeof *h);
     h->st = st;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | (cert ? MHD_USE_TLS : 0);
+    h->listen_fd = o->listen_fd;
+    h->tls = cert != NULL;
+    h->timeout_s = o->timeout_s;
+    h->max_pending = o->max_connections;
+    h->wake[0] = h->wake[1] = -1;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC |
+                     (cert ? MHD_USE_TLS : 0);
     struct MHD_OptionItem tls[] = {
         {cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cert},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)webconfig_key(st->web)},
@@ -261,12 +373,11 @@ struct serve_http *serve_http_start(struct serve_state *st, const struct serve_h
         {MHD_OPTION_END, 0, NULL},
     };
     h->d = MHD_start_daemon(flags, 0, NULL, NULL, serve_http_handle, h,
-                            MHD_OPTION_LISTEN_SOCKET, o->listen_fd,
                             MHD_OPTION_THREAD_POOL_SIZE, 2u,
                             MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
-                            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+                            MHD_OPTION_STRICT_FOR_CLIENT, 1,
                             MHD_OPTION_ARRAY, tls,
                             MHD_OPTION_END);
     if (!h->d) {
@@ -274,6 +385,14 @@ struct serve_http *serve_http_start(struct serve_state *st, const struct serve_h
         free(h);
         return NULL;
     }
+    int fl = fcntl(o->listen_fd, F_GETFL);
+    if (fl < 0 || fcntl(o->listen_fd, F_SETFL, fl | O_NONBLOCK) != 0 || pipe2(h->wake, O_CLOEXEC) != 0 ||
+        pthread_create(&h->gate, NULL, serve_http_gate_main, h) != 0) {
+        snprintf(err, errlen, "cannot start the connection gate: %s", strerror(errno));
+        serve_http_stop(h);
+        return NULL;
+    }
+    h->gate_running = true;
     return h;
 }
 
@@ -281,7 +400,16 @@ void serve_http_stop(struct serve_http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->d);
+    if (h->gate_running) {
+        if (write(h->wake[1], "s", 1) != 1)
+            pthread_cancel(h->gate);   /* cannot happen with an empty pipe */
+        pthread_join(h->gate, NULL);
+    }
+    if (h->wake[0] >= 0) {
+        close(h->wake[0]);
+        close(h->wake[1]);
+    }
+    MHD_stop_daemon(h->d);   /* the listening socket stays the caller's */
     free(h);
 }
 

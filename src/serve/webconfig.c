@@ -197,11 +197,16 @@ static bool webconfig_is_bcrypt(const char *h)
 
 static int webconfig_users(struct webconfig_parse_ctx *p, const yaml_node_t *sec, struct webconfig *c)
 {
+    static const char none[] = "basic_auth_users: names no user, so nothing would be protected: add "
+                               "\"USER: BCRYPT-HASH\" lines under it (htpasswd -nBC 10 USER makes one), or remove "
+                               "the key to serve without basic auth";
     if (sec->type == YAML_SCALAR_NODE && !*webconfig_scalar(sec))
-        return 0;   /* "basic_auth_users:" with nothing */
+        return webconfig_fail(p, sec, none);   /* "basic_auth_users:" with nothing */
     if (sec->type != YAML_MAPPING_NODE)
         return webconfig_fail(p, sec, "basic_auth_users: expected a mapping of user name to bcrypt hash");
     size_t n = (size_t)(sec->data.mapping.pairs.top - sec->data.mapping.pairs.start);
+    if (n == 0)
+        return webconfig_fail(p, sec, none);   /* "basic_auth_users: {}" */
     if (n > WEBCONFIG_MAX_USERS)
         return webconfig_fail(p, sec, "basic_auth_users: more than %d users", WEBCONFIG_MAX_USERS);
     c->users = xcalloc(n ? n : 1, sizeof *c->users);
@@ -226,11 +231,15 @@ static int webconfig_users(struct webconfig_parse_ctx *p, const yaml_node_t *sec
 
 static int webconfig_root(struct webconfig_parse_ctx *p, struct webconfig *c)
 {
+    /* The exporter toolkit serves an empty file as no config at all; but --web.config.file asks for
+     * protection, and serving without it in silence would hide the mistake. */
+    static const char empty[] = "the file is empty: it configures neither TLS nor basic auth; give "
+                                "tls_server_config and/or basic_auth_users, or leave out --web.config.file to "
+                                "serve plain HTTP without auth";
     yaml_node_t *root = yaml_document_get_root_node(p->doc);
-    if (!root)
-        return 0;   /* an empty file: no TLS, no auth, as the toolkit reads it */
-    if (root->type == YAML_SCALAR_NODE && !*webconfig_scalar(root))
-        return 0;
+    if (!root || (root->type == YAML_SCALAR_NODE && !*webconfig_scalar(root)) ||
+        (root->type == YAML_MAPPING_NODE && root->data.mapping.pairs.top == root->data.mapping.pairs.start))
+        return webconfig_fail(p, NULL, empty);
     if (root->type != YAML_MAPPING_NODE)
         return webconfig_fail(p, root, "expected a mapping with tls_server_config and/or basic_auth_users");
     bool seen_tls = false, seen_users = false;

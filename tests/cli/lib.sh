@@ -50,6 +50,20 @@ with open(sys.argv[1], "w") as out:
         out.write(json.dumps(r, separators=(",", ":")) + "\n")
 PYEOF
 }
+# wait_for WHAT 'CONDITION' [LIMIT_S]: waits until the shell condition holds, testing it every 50 ms.
+# Tests wait on conditions, never on a guess of how long something takes: the limit (default 120 s)
+# only ends a wait that would otherwise hang, as a failure naming WHAT; it is not a timing assertion.
+wait_for() {
+  local what=$1 cond=$2 limit=${3:-120} start=$SECONDS
+  until eval "$cond"; do
+    if [ $((SECONDS - start)) -ge "$limit" ]; then fail "gave up waiting (${limit} s) for $what"; return 1; fi
+    sleep 0.05
+  done
+}
+# free_port: a TCP port nothing listens on now
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# lines FILE: its number of lines (0 when it does not exist yet)
+lines() { if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 # orphans: this test's processes (GPUMON_TEST_DIR=$T in their environment) whose parent is neither the
 # test nor another of them: left behind when a background job's subshell was killed and not what it
 # ran (they would outlive the test). Read with builtins only, so the scan starts no process itself.

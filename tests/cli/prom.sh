@@ -44,13 +44,14 @@ serve() {
   start "$name" "$GPUMON" serve --web.listen-address "127.0.0.1:$port" --interval 200ms --nvml "$SIM" "$@"
 }
 
-# stop NAME: SIGTERM, then up to 10 s for a clean exit 0 (SIGKILL and a failure otherwise)
+# stop NAME: SIGTERM, then up to 60 s for a clean exit 0 (SIGKILL and a failure otherwise; the limit
+# only ends a wait that would hang)
 stop() {
   local name=$1 pid=${PIDS[$1]} i rc
   kill "$pid" 2> /dev/null
-  for i in $(seq 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+  for i in $(seq 600); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
   if kill -0 "$pid" 2> /dev/null; then
-    kill -9 "$pid"; fail "$name: still running 10 s after SIGTERM, killed"
+    kill -9 "$pid"; fail "$name: still running 60 s after SIGTERM, killed"
   fi
   wait "$pid"; rc=$?
   unset "PIDS[$name]"
@@ -58,15 +59,16 @@ stop() {
   [ "$rc" = 0 ] || tail -5 "$T/$name.log" >&2
 }
 
-# wait_url NAME URL [CURL ARGS...]: until URL answers 200 (10 s at most); NAME's log on failure
+# wait_url NAME URL [CURL ARGS...]: until URL answers 200 (120 s at most: a start-up on a loaded machine
+# may be slow); NAME's log on failure
 wait_url() {
   local name=$1 url=$2 i; shift 2
-  for i in $(seq 100); do
+  for i in $(seq 1200); do
     curl -sf -o /dev/null "$@" "$url" && { ok; return 0; }
     kill -0 "${PIDS[$name]}" 2> /dev/null || break
     sleep 0.1
   done
-  fail "$name: got no answer 200 from $url, expected one within 10 s; its log: $(tail -5 "$T/$name.log")"
+  fail "$name: got no answer 200 from $url, expected one within 120 s; its log: $(tail -5 "$T/$name.log")"
   return 1
 }
 

@@ -7,10 +7,11 @@ ring_writer.py DIR MODE
   bad-files    files named like rings that are not (wrong magic, short, wrong size, wrong pid,
                a FIFO, a directory, a symbolic link, a name with a leading zero), and a hard link
                and a long-named link of a good ring (read once)
-  truncate     5 steps, then the ring truncated to nothing under gpumon's reads
+  truncate     5 steps, then, once gpumon has read them, the ring truncated to nothing
   sequence     34 processes one after another, 10 steps each (more than gpumon's 32 at once)
   wait-out     30 steps of 10 ms waiting and 10 ms computing, then a 0.6 s wait that ends in `o`
-               (leaving the loop): not input wait
+               (leaving the loop): not input wait; with RING_OWN=FILE, the share of its loop time
+               it spent waiting, as it measured it, goes to FILE (a sleep takes what the machine gives)
 Steps take 20 ms (10 ms waiting, 10 ms computing); the process stays alive SECONDS_ALIVE (env, default 1).
 """
 import os
@@ -104,7 +105,9 @@ def main():
     elif mode == "truncate":
         r = Ring(d)
         steps(r, 5)
-        time.sleep(1.5)
+        end = time.monotonic() + 120
+        while r.consumed() < r.seq and time.monotonic() < end:   # gpumon has read the steps
+            time.sleep(0.01)
         os.ftruncate(r.fd, 0)
     elif mode == "sequence":
         if len(sys.argv) > 3:
@@ -122,14 +125,22 @@ def main():
         stay = 1
     elif mode == "wait-out":
         r = Ring(d)
+        marks = []   # (kind, time) of every entry, for its own figure
         for _ in range(30):
-            r.put("w")
-            time.sleep(0.01)
-            r.put("c")
-            time.sleep(0.01)
-        r.put("w")
+            for kind in "wc":
+                marks.append((kind, time.monotonic_ns()))
+                r.put(kind, t=marks[-1][1])
+                time.sleep(0.01)
+        marks.append(("w", time.monotonic_ns()))   # the last compute ends here; this wait ends in "o"
+        r.put("w", t=marks[-1][1])                   # (leaving the loop): not input wait
         time.sleep(0.6)
         r.put("o")
+        if os.environ.get("RING_OWN"):
+            spans = [(a[0], b[1] - a[1]) for a, b in zip(marks, marks[1:])]
+            waited = sum(t for k, t in spans if k == "w")
+            computed = sum(t for k, t in spans if k == "c")
+            with open(os.environ["RING_OWN"], "w") as f:
+                f.write("%.4f\n" % (waited / (waited + computed)))
     time.sleep(stay)
 
 

@@ -161,8 +161,7 @@ fi
 # spelling is dcgm-exporter's and not ours to change.
 port=$(free_ports)
 serve healthy "$port" --scenario healthy
-if wait_url healthy "http://127.0.0.1:$port/metrics"; then
-  sleep 0.5
+if wait_url healthy "http://127.0.0.1:$port/metrics"; then   # serve answers only after its first collection
   curl -sf "http://127.0.0.1:$port/metrics" > "$T/metrics.txt"
   expect_match "metrics include GPU series" "$(cat "$T/metrics.txt")" '^gpumon_gpu_utilization_ratio\{'
   out=$(promtool check metrics < "$T/metrics.txt" 2>&1); rc=$?
@@ -172,7 +171,6 @@ stop healthy
 port=$(free_ports)
 serve compat "$port" --scenario healthy --compat dcgm --collect.processes
 if wait_url compat "http://127.0.0.1:$port/metrics"; then
-  sleep 0.5
   curl -sf "http://127.0.0.1:$port/metrics" > "$T/compat.txt"
   expect_match "compat metrics include DCGM names" "$(cat "$T/compat.txt")" '^DCGM_FI_DEV_GPU_UTIL\{'
   out=$(promtool check metrics < "$T/compat.txt" 2>&1); rc=$?

@@ -58,7 +58,7 @@ out=$(gp watch --once 2>/dev/null)
 expect_match "text header" "$out" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z  "
 expect_match "text gpu line" "$out" "GPU 1  .*util +[0-9]+%.*mem +[0-9]+/[0-9]+ +MiB +[0-9.]+%.*temp +[0-9]+ C.*power +[0-9.]+/[0-9.]+ +W"
 # Text fits the terminal: 8 GPUs on 80 columns take one aligned line each
-# (a terminal, through script(1)); 120 columns or a file get the full line.
+# (a terminal, through script(1)); a terminal wide enough, or a file, gets the full line.
 tty_out() {  # tty_out COLUMNS: one 8-GPU text block written to a terminal of that width
   script -qc "COLUMNS=$1 GPUMON_SIM_SCENARIO='$SCN/straggler.scn' '$GPUMON' watch --once --nvml '$SIM' 2>/dev/null" \
     /dev/null | tr -d '\r'
@@ -76,10 +76,25 @@ old=$(script -qc "COLUMNS=80 GPUMON_SIM_SCENARIO='$SCN/small-batch.scn' '$GPUMON
 expect_match "80 columns, no GPM: column heads" "$old" "^GPU NAME +UTIL RANGE +MEM TEMP +POWER +SM P +THROTTLED"
 expect_no_match "80 columns, no GPM: no SM/TC" "$old" "SM/TC"
 expect_no_match "full line, no GPM: no sm active" "$(gp watch --once --scenario small-batch 2>/dev/null)" "sm active"
-wide=$(tty_out 120)
-expect_match "120 columns: the full line" "$wide" "GPU 5  NVIDIA H100 80GB HBM3 +util"
+# The full line only where it fits: its H100 lines are over 130 columns, so 100 and 120 columns get the
+# compact layout (they wrapped before), 200 the full one; under 80 columns lines are cut, never wrapped.
+for w in 60 100 120 140 200; do
+  out=$(tty_out $w)
+  expect_eq "$w columns: no line longer" "$(printf '%s\n' "$out" | awk -v w=$w 'length($0) > w' | wc -l)" 0
+  expect_eq "$w columns: a line per GPU" "$(printf '%s\n' "$out" | grep -Ec '^ *(GPU )?[0-7] ')" 8
+done
+expect_match "120 columns: compact" "$(tty_out 120)" "^GPU NAME +UTIL RANGE"
+wide=$(tty_out 200)
+expect_match "200 columns: the full line" "$wide" "GPU 5  NVIDIA H100 80GB HBM3 +util"
 cols=$(printf '%s\n' "$wide" | tail -n +2 | awk '{ print index($0, "mem") }' | sort -u | wc -l)
 expect_eq "full lines aligned" "$cols" 1
+expect_eq "a file gets the full line, whole" "$(GPUMON_SIM_SCENARIO="$SCN/straggler.scn" gp watch --once 2>/dev/null |
+  awk 'length($0) > 129' | wc -l)" 8
+# --fields on a narrow terminal: the pairs that do not fit go on indented lines, none lost
+pairs=$(script -qc "COLUMNS=50 '$GPUMON' watch --once --nvml '$SIM' --fields name,uuid,utilization.gpu,temperature.gpu 2>/dev/null" \
+  /dev/null | tr -d '\r')
+expect_eq "--fields in 50 columns: no line longer" "$(printf '%s\n' "$pairs" | awk 'length($0) > 50' | wc -l)" 0
+expect_eq "--fields in 50 columns: every pair" "$(printf '%s\n' "$pairs" | grep -o '[a-z.]*=' | sort | uniq -c | awk '{print $1}' | sort -u)" 2
 
 # --gpus by index, UUID and PCI bus id.
 uuid1=$("$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["gpus"][1]["uuid"])' "$T/one.jsonl")

@@ -81,7 +81,7 @@ if command -v promtool > /dev/null && [ "${HAVE_SERVE:-1}" = 1 ]; then
     extra=(); [ $mode = dcgm ] && extra=(--compat dcgm)
     start $mode env GPUMON_SIM_SCENARIO="$SCN/healthy.scn" "$GPUMON" serve --nvml "$SIM" \
       --web.listen-address "127.0.0.1:$port" --interval 200ms "${extra[@]}"
-    for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/metrics" > "$T/$mode.txt" 2> /dev/null && break; sleep 0.1; done
+    wait_for "the $mode exporter" 'curl -sf "http://127.0.0.1:$port/metrics" > "$T/$mode.txt" 2> /dev/null'
     stop $mode
   done
   m=$(cat "$T/gpumon.txt")

@@ -13,8 +13,9 @@ for line in open(sys.argv[1]):
     if w[:1] == ["at"] and w[2:3] == ["lost"]: print(gpu); break
 PYEOF
 )
-# Start a little before the loss, sample through it.
-GPUMON_SIM_START=$((lost_at - 1)) gp watch --interval 100ms --count 25 --format jsonl > "$T/run.jsonl" 2>/dev/null; rc=$?
+# Start 2 s before the loss (the scenario's clock is the wall's: the first record must come before it),
+# sample through it (35 records end after it, however long a loaded machine takes).
+GPUMON_SIM_START=$((lost_at - 2)) gp watch --interval 100ms --count 35 --format jsonl > "$T/run.jsonl" 2>/dev/null; rc=$?
 expect_eq "exit" "$rc" 0
 pycheck "$T/run.jsonl" "
 lost = int('$lost_gpu')

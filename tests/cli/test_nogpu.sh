@@ -25,7 +25,11 @@ libm=$(ldconfig -p | awk '/libm.so.6 .*x86-64|libm.so.6 .*aarch64/ {print $NF; e
 expect_fail "not NVML" 3 "not a usable NVML library: missing nvmlInit_v2" "$GPUMON" --once --nvml "$libm"
 
 SCENARIO="$SCN/driver-not-loaded.scn" expect_fail "driver not loaded" 4 "kernel driver is not loaded" gp --once
-SCENARIO="$SCN/zero-gpus.scn" expect_fail "zero GPUs" 5 "reports no GPU" gp --once
+SCENARIO="$SCN/zero-gpus.scn" expect_fail "zero GPUs" 5 "simulated scenario .*zero-gpus.scn\" declares no GPU" gp --once
+# on the simulator, the advice is about the scenario, never "try gpumon --sim"
+"$GPUMON" --once --scenario zero-gpus > /dev/null 2> "$T/err"; rc=$?
+expect_eq "--sim, zero GPUs: exit" "$rc" 5
+expect_no_match "--sim, zero GPUs: no advice to try --sim" "$(cat "$T/err")" "gpumon --sim|docker"
 
 for code in NO_PERMISSION LIB_RM_VERSION_MISMATCH UNKNOWN; do
   printf 'init_error %s\n' "$code" > "$T/init.scn"
@@ -35,13 +39,19 @@ for code in NO_PERMISSION LIB_RM_VERSION_MISMATCH UNKNOWN; do
     *) re="could not be initialized: .*code 999";;
   esac
   SCENARIO="$T/init.scn" expect_fail "init $code" 4 "$re" gp --once
+  # a valid scenario that asks for the failure is not "not a valid scenario", and the hint is not --sim
+  expect_no_match "init $code: a valid scenario" "$(cat "$T/err")" "not a valid scenario|see the line above|gpumon --sim"
 done
+"$GPUMON" --once --scenario "$T/init.scn" > /dev/null 2> "$T/err"; rc=$?
+expect_eq "--scenario with init_error UNKNOWN: init failed (4), not usage" "$rc" 4
 
-# An invalid scenario: init fails, the simulator names file and line.
+# An invalid scenario: init fails, the simulator names file and line, gpumon says the scenario is
+# not valid: a usage error (2), however the scenario was given.
 printf 'seed 1\ngpu 0\n  name Test\n  util.gpu = wobble(3)\n' > "$T/bad.scn"
 SCENARIO="$T/bad.scn" gp --once > /dev/null 2> "$T/err"; rc=$?
-expect_eq "invalid scenario exit" "$rc" 4
+expect_eq "invalid scenario exit" "$rc" 2
 expect_match "invalid scenario names file:line" "$(cat "$T/err")" "$T/bad.scn:4"
+expect_match "invalid scenario: said by gpumon" "$(cat "$T/err")" "bad.scn\" is not a valid scenario \(see the line above"
 
 # --scenario that cannot be used is a usage error (2) naming the file and
 # what is wrong, never the driver's advice; only regular files are opened,

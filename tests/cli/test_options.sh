@@ -25,6 +25,16 @@ check_usage "not a duration" watch --interval soon
 check_usage "unknown format \"xml\"" watch --format xml
 check_usage "unknown metric \"gpu.util\"" watch --fields utilization.gpu,gpu.util
 check_usage "not a positive integer" watch --count 0
+check_usage "--count: 123456789012345678901 is too large \(at most 4611686018427387904\)" watch --count 123456789012345678901
+check_usage "not a positive integer" watch --count -5
+# query -i names the query's option, not watch's --gpus
+gp query --query-gpu=index --format=csv -i 5 > "$T/out" 2> "$T/err"; rc=$?
+expect_eq "query -i 5: exit" "$rc" 2
+expect_match "query -i 5: its own option" "$(cat "$T/err")" "^gpumon query: -i 5: no GPU matches \"5\""
+expect_no_match "query -i 5: not watch's" "$(cat "$T/err")" "--gpus"
+# one record is "1 sample"
+gp watch --once --format jsonl > "$T/one.jsonl" 2> /dev/null
+expect_match "a one-record log: 1 sample" "$("$GPUMON" diagnose "$T/one.jsonl")" "\(1 sample over 0 s\)"
 check_usage "unknown option --frobnicate" watch --frobnicate
 "$GPUMON" watch --interval > "$T/out" 2> "$T/err"; rc=$?
 expect_eq "exit for a missing value" "$rc" 2
@@ -102,4 +112,15 @@ done
 for opt in window threshold list-rules report; do
   expect_match "man page mentions --$opt" "$man" -- "--$opt"
 done
+# Every help fits 80 columns: gpumon's own and every command's (they reached 127), listed from
+# gpumon --help so a new command is checked too; gpumon -h is the global help, as --help is.
+commands=$("$GPUMON" --help | awk '/^Commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {exit}')
+expect_match "the commands listed" "$(echo $commands)" "^watch query serve top run diagnose report compare$"
+for c in "" $commands; do
+  out=$("$GPUMON" $c --help 2>&1)
+  expect_eq "gpumon${c:+ $c} --help: lines over 80 columns" \
+    "$(printf '%s\n' "$out" | awk 'length($0) > 80 {n++; if (!w) w = $0} END {print n + 0 (w ? ": " w : "")}')" 0
+done
+expect_eq "gpumon -h is the global help" "$("$GPUMON" -h)" "$("$GPUMON" --help)"
+expect_match "gpumon watch -h is watch's" "$("$GPUMON" watch -h)" "^Usage: gpumon watch "
 done_tests

@@ -79,17 +79,17 @@ for idx, util, used, total, power, temp in rows:
     int(idx)
 PYEOF
 
-# Loop mode: -lms 100 for ~0.55 s gives several samples, one header.
+# Loop mode: -lms 100 repeats the answer, one header, until SIGINT (waits on the rows written: how
+# many a span of time holds is the machine's business).
 GPUMON_SIM_SCENARIO="$SRC/tests/cli/query.scn" "$GPUMON" query --nvml "$SIM" --query-gpu=index,utilization.gpu \
   --format=csv -i 0 -lms 100 > "$T/loop" 2>/dev/null &
 pid=$!
-sleep 0.55
+wait_for "four answers of the loop" '[ "$(grep -c "^0, " "$T/loop")" -ge 4 ]'
 kill -INT $pid
 wait $pid; rc=$?
 expect_eq "loop exit after SIGINT" "$rc" 0
-n=$(grep -c '^0, ' "$T/loop")
-[ "$n" -ge 4 ] && [ "$n" -le 7 ] && ok || fail "loop samples: got $n, expected 4-7"
 expect_eq "loop: one header" "$(grep -c '^index' "$T/loop")" 1
+expect_eq "loop: whole rows only" "$(grep -vc '^index\|^0, [0-9]* %$' "$T/loop")" 0
 
 # -f writes to a file (replacing it), nothing on stdout.
 echo old > "$T/f.csv"
@@ -156,4 +156,36 @@ for opt in query-gpu query-compute-apps format id loop loop-ms filename help-que
   expect_match "query --help mentions --$opt" "$help" -- "--$opt"
 done
 expect_match "gpumon --help lists query" "$("$GPUMON" --help)" "query +nvidia-smi compatible"
+
+# More processes than a record lists (32): the count and memory stay true (they were 32 and the 32's
+# sum), the list keeps the largest and says how many it leaves out, and the exporter and the
+# compute-apps query agree (the query's rows are nvidia-smi's, the cap is said on stderr).
+{ printf 'gpu 0\n  name NVIDIA A100-SXM4-80GB\n'
+  for i in $(seq 1 44); do printf '  process %d worker%d memory=const(%d MiB)\n' $((5000 + i)) $i $((i * 4)); done; } > "$T/many.scn"
+GPUMON_SIM_SCENARIO="$T/many.scn" gp watch --once --format jsonl > "$T/many.jsonl" 2> /dev/null
+pycheck "$T/many.jsonl" '
+g = recs[0]["gpus"][0]
+assert g["processes.count"] == 44 and g["processes.used_memory"] == 4 * 44 * 45 // 2, (g["processes.count"], g["processes.used_memory"])
+mem = [p["used_memory"] for p in g["processes"]]
+assert len(mem) == 32 and g["processes_omitted"] == 12, (len(mem), g.get("processes_omitted"))
+assert sorted(mem, reverse=True) == mem and min(mem) == 4 * 13, mem   # the 32 largest
+'
+gp watch --once --format jsonl > "$T/few.jsonl" 2> /dev/null
+"$PY" - "$T/few.jsonl" <<'PYEOF' && ok || fail "a list that is not capped says nothing of omissions"
+import json, sys
+assert all("processes_omitted" not in g for l in open(sys.argv[1]) for g in json.loads(l)["gpus"])
+PYEOF
+out=$(GPUMON_SIM_SCENARIO="$T/many.scn" gp query --query-compute-apps=pid --format=csv,noheader 2> "$T/err")
+expect_eq "compute apps: the rows a record holds" "$(printf '%s\n' "$out" | wc -l)" 32
+expect_match "compute apps: the cap said" "$(cat "$T/err")" "GPU 0 runs 44 processes; the 32 using the most memory are listed \(12 left out\)"
+if [ "$HAVE_SERVE" = 1 ]; then
+  port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  GPUMON_SIM_SCENARIO="$T/many.scn" "$GPUMON" serve --nvml "$SIM" --web.listen-address "127.0.0.1:$port" \
+    --interval 100ms 2> /dev/null &
+  spid=$!
+  wait_for "the exporter" 'curl -sf -o "$T/many.prom" "http://127.0.0.1:$port/metrics"'
+  kill $spid; wait $spid
+  expect_match "exporter: the true count" "$(cat "$T/many.prom")" 'gpumon_gpu_processes\{[^}]*\} 44'
+  expect_match "exporter: the true memory" "$(cat "$T/many.prom")" "gpumon_gpu_processes_memory_bytes\{[^}]*\} $((4 * 44 * 45 / 2 * 1048576))"
+fi
 done_tests

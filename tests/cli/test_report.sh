@@ -117,7 +117,27 @@ mkfifo "$T/fifo"
 rep "$T/fifo"; expect_eq "FIFO nobody reads: exit" "$?" 1
 expect_match "FIFO nobody reads: message" "$(cat "$T/err")" "FIFO that nothing reads"
 [ -p "$T/fifo" ] && ok || fail "the FIFO was replaced"
-cat "$T/fifo" > "$T/fifo.out" & reader=$!; sleep 0.2
+# the reader holds the FIFO open before the report starts (a cat in the background might not have opened
+# it yet), and reads until the writer is done
+"$PY" - "$T/fifo" "$T/fifo.out" <<'PYEOF' & reader=$!
+import errno, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+open(sys.argv[2] + ".ready", "w").close()
+got = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except BlockingIOError:
+        chunk = None
+    if chunk:
+        got += chunk
+    elif chunk == b"" and got:
+        break   # the writer closed it
+    else:
+        time.sleep(0.01)
+open(sys.argv[2], "wb").write(got)
+PYEOF
+wait_for "the FIFO's reader" '[ -e "$T/fifo.out.ready" ]'
 rep "$T/fifo"; expect_eq "FIFO with a reader: exit" "$?" 0
 wait $reader; grep -q "<svg" "$T/fifo.out" && ok || fail "FIFO with a reader: the page did not go through"
 mkdir "$T/dir.html"

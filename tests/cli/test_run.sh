@@ -73,29 +73,49 @@ rm -f "$T/started"
 gr --gpus 9 -- touch "$T/started" > /dev/null 2>&1; expect_eq "bad --gpus" "$?" 2
 [ ! -e "$T/started" ] && ok || fail "the command ran with a bad --gpus"
 
-# Signal forwarding: TERM and HUP reach the command, which decides how to end.
-for sig in TERM HUP; do
-  "$GPUMON" run --nvml "$SIM" --interval 2s -- sh -c \
-    "trap 'echo $sig > \"$T/got\"; exit 42' $sig; while :; do sleep 0.05; done" > /dev/null 2>&1 &
-  pid=$!
-  sleep 1.5
-  kill -$sig $pid
-  wait $pid; rc=$?
-  expect_eq "SIG$sig forwarded: exit" "$rc" 42
-  expect_eq "SIG$sig forwarded: the command saw it" "$(cat "$T/got" 2>/dev/null)" "$sig"
-  rm -f "$T/got"
-done
+# Signal forwarding: SIGTERM and SIGINT reach the command, which decides how to end. The command
+# says when its trap is set (a signal before that would find the shell's default: death, 143).
+ready() { wait_for "the command's traps" '[ -e "$T/ready" ]'; rm -f "$T/ready"; }
+"$GPUMON" run --nvml "$SIM" --interval 2s -- sh -c \
+  "trap 'echo TERM > \"$T/got\"; exit 42' TERM; touch '$T/ready'; while :; do sleep 0.05; done" > /dev/null 2>&1 &
+pid=$!
+ready
+kill -TERM $pid
+wait $pid; rc=$?
+expect_eq "SIGTERM forwarded: exit" "$rc" 42
+expect_eq "SIGTERM forwarded: the command saw it" "$(cat "$T/got" 2>/dev/null)" TERM
+rm -f "$T/got"
 # SIGINT too (job control on, so the background job does not start with SIGINT ignored).
 set -m
-"$GPUMON" run --nvml "$SIM" --interval 2s -- sh -c "trap 'exit 5' INT; while :; do sleep 0.05; done" \
+"$GPUMON" run --nvml "$SIM" --interval 2s -- sh -c "trap 'exit 5' INT; touch '$T/ready'; while :; do sleep 0.05; done" \
   > /dev/null 2>&1 &
 pid=$!
 set +m
-sleep 1.5
+ready
 kill -INT $pid
 wait $pid; expect_eq "SIGINT forwarded: exit" "$?" 5
-
+# SIGHUP is gpumon's (logrotate): run's own log is reopened, the command never sees it (it used to be
+# forwarded and kill the job, 129).
+"$GPUMON" run --nvml "$SIM" --interval 100ms -o "$T/hup.jsonl" -- sh -c \
+  "trap 'echo HUP > \"$T/got\"' HUP; trap 'exit 42' TERM; touch '$T/ready'; while :; do sleep 0.05; done" \
+  > /dev/null 2> "$T/hup.err" &
+pid=$!
+ready
+wait_for "records in run's log" '[ "$(lines "$T/hup.jsonl")" -ge 2 ]'
+mv "$T/hup.jsonl" "$T/hup.jsonl.1"
+kill -HUP $pid
+wait_for "the reopened log" '[ "$(lines "$T/hup.jsonl")" -ge 2 ]'
+kill -TERM $pid
+wait $pid; rc=$?
+expect_eq "SIGHUP: the job goes on, then ends by SIGTERM" "$rc" 42
+[ ! -e "$T/got" ] && ok || fail "SIGHUP reached the command"
+for f in hup.jsonl.1 hup.jsonl; do
+  pycheck "$T/$f" 'assert recs and all(len(r["gpus"]) == 2 for r in recs), len(recs)'
+done
+expect_no_match "SIGHUP: no warning" "$(cat "$T/hup.err")" "cannot reopen"
 help=$("$GPUMON" run --help)
+expect_match "run --help: which signals are forwarded" "$(printf '%s' "$help" | tr '\n' ' ')" \
+  "SIGINT and SIGTERM are forwarded to the command; SIGHUP reopens --output \(logrotate\) and is not forwarded"
 for opt in --interval --gpus --output --report --no-processes --window --threshold --list-rules --nvml --sim \
            --scenario; do
   expect_match "run --help: $opt" "$help" -- "$opt"

@@ -101,29 +101,36 @@ expect_no_match "34 processes in turn: no slot shortage" "$out" "more than 32"
 out=$("$GPUMON" "${RUN[@]}" --steps "$T/ch" -- "$PY" "$RING" "$T/ch" bad-entries 2>&1)
 expect_match "reused --steps: only the new process read" "$out" "Step channel: 1 process reported 50 steps"
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
-"$GPUMON" run --interval 1s --window 4s --nvml "$SIM" --steps "$T/ch" -o "$T/wo.jsonl" -- "$PY" "$RING" "$T/ch" wait-out \
-  > /dev/null 2>&1
+# (2 s between records: the job's steps are usually all done when the record after its start finds its
+# ring; their phases are that record's all the same, however late the ring is found)
+RING_OWN="$T/wo.own" "$GPUMON" run --interval 2s --window 4s --nvml "$SIM" --steps "$T/ch" -o "$T/wo.jsonl" -- \
+  "$PY" "$RING" "$T/ch" wait-out > /dev/null 2>&1
 pycheck "$T/wo.jsonl" '
 w = sum(k["in_wait_s"] - k["unwait_s"] for r in recs for k in r.get("steps", []))
 c = sum(k["in_compute_s"] for r in recs for k in r.get("steps", []))
-assert 0.40 < w / (w + c) < 0.60, (w, c)'
+own = float(open(sys.argv[1].replace("wo.jsonl", "wo.own")).read())   # the job its own: about half
+assert abs(w / (w + c) - own) < 0.02, (w, c, own)'
 # On a simulator played 10x fast the job's times join the records' (scenario) time axis: its 20 ms
 # steps read 0.2 s, as its phases fill the 1 s between records taken 0.1 s apart.
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
 GPUMON_SIM_SPEED=10 "$GPUMON" run --interval 1s --nvml "$SIM" --steps "$T/ch" -o "$T/fast.jsonl" -- \
   "$PY" "$RING" "$T/ch" wait-out > /dev/null 2>&1
 pycheck "$T/fast.jsonl" '
+from datetime import datetime
 ks = [k for r in recs for k in r.get("steps", [])]
 mean = sum(k["step_s"] for k in ks) / sum(k["waited"] for k in ks)
-assert 0.15 < mean < 0.4, mean
-busy = sorted(k["in_wait_s"] + k["in_compute_s"] for k in ks if k["n"])[1:-1]   # whole records in the loop
-assert busy and 0.7 < busy[len(busy) // 2] < 1.3, busy'
+assert 0.15 < mean < 0.5, mean   # 20 ms (and what a loaded machine adds to a sleep) times 10
+t = [datetime.strptime(r["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ") for r in recs]
+# the phases fill the records own intervals (a loaded machine may take a record late: a longer one)
+fill = sorted((k["in_wait_s"] + k["in_compute_s"]) / (t[i] - t[i - 1]).total_seconds()
+              for i, r in enumerate(recs) if i for k in r.get("steps", []) if k["n"])[1:-1]
+assert fill and 0.7 < fill[len(fill) // 2] < 1.3, fill'
 
 # --- attach: a running process, stopped by SIGINT or by its own end ---
 rm -rf "$T/ch"; mkdir -m 0700 "$T/ch"
 GPUMON_STEPS="$T/ch" SECONDS_ALIVE=30 "$PY" "$RING" "$T/ch" bad-entries & job=$!
 "$GPUMON" run --attach $job --steps "$T/ch" --interval 200ms --nvml "$SIM" -o "$T/att.jsonl" 2>"$T/att.err" & mon=$!
-sleep 2.5
+wait_for "steps in the attached log" 'grep -q "\"steps\":\[{" "$T/att.jsonl" 2> /dev/null'
 kill -INT $mon; wait $mon; rc=$?
 expect_eq "attach: SIGINT ends the watch with 0" "$rc" 0
 kill -0 $job 2>/dev/null && ok || fail "attach: SIGINT to gpumon reached the process it watched"
@@ -152,38 +159,58 @@ elif [ $have_torch = 3 ]; then
     "after backward() (Debian 11's 1.7.1): the training runs are not tested" >&2
 else
   # --- a real training run: input-bound from step data, then fixed ---
+  # gpumon's figures are compared with the job's own (train_torch.py measures its loop); a verdict is
+  # checked where the job's own figures call for it, however a loaded machine made them: its share of
+  # waiting over a rule's threshold, and the steps a 4 s window needs (steps.min, 10) in every window.
   "$GPUMON" "${RUN[@]}" -o "$T/slow.jsonl" --report "$T/slow.html" -- "$PY" "$TRAIN" slow 6 "$T/slow.json" \
     2>"$T/slow.err" & a=$!
   "$GPUMON" "${RUN[@]}" -o "$T/cached.jsonl" -- "$PY" "$TRAIN" cached 6 "$T/cached.json" 2>"$T/cached.err" & b=$!
   wait $a; expect_eq "slow loader: status" "$?" 0
   wait $b; expect_eq "cached: status" "$?" 0
+  share() { "$PY" -c "import json; print(round(json.load(open('$1'))['wait_share'], 1))"; }
+  steps() { "$PY" -c "import json; print(json.load(open('$1'))['steps'])"; }
+  above() { "$PY" -c "import sys; sys.exit(0 if $1 >= $2 else 1)"; }   # above A B: A >= B
   slow=$(cat "$T/slow.err")
-  expect_match "slow loader: input-wait" "$slow" "WARNING  input-wait: the training loop waits for its input"
-  expect_match "slow loader: evidence" "$slow" "waited for its next batch [0-9]+% of the time \(step timing from the job\)"
-  expect_no_match "slow loader: no inference from utilization" "$slow" "(WARNING|warning) +(input-bound|small-batch)"
-  own=$("$PY" -c "import json; print(round(json.load(open('$T/slow.json'))['wait_share'], 1))")
+  own=$(share "$T/slow.json")
   got=$(jfig "$T/slow.jsonl" 'd["steps"][0]["wait_share"]')
-  "$PY" -c "import sys; sys.exit(0 if abs($own - $got) <= 3 and $own > 40 else 1)" && ok ||
+  "$PY" -c "import sys; sys.exit(0 if abs($own - $got) <= 3 else 1)" && ok ||
     fail "slow loader: gpumon's wait share $got% is not within 3 points of the job's own $own%"
-  expect_match "diagnose of the log: same verdict" "$("$GPUMON" diagnose --window 4s "$T/slow.jsonl")" "input-wait"
+  expect_no_match "slow loader: no inference from utilization" "$slow" "(WARNING|warning) +(input-bound|small-batch)"
+  if above "$own" 25 && above "$(steps "$T/slow.json")" 24; then   # over steps.wait (20%), 10 steps per 4 s
+    expect_match "slow loader: input-wait" "$slow" "WARNING  input-wait: the training loop waits for its input"
+    expect_match "slow loader: evidence" "$slow" "waited for its next batch [0-9]+% of the time \(step timing from the job\)"
+    expect_match "diagnose of the log: same verdict" "$("$GPUMON" diagnose --window 4s "$T/slow.jsonl")" "input-wait"
+  else
+    echo "note: the slow loader waited $own% of its loop in $(steps "$T/slow.json") steps (a loaded machine): its verdict is not checked" >&2
+  fi
   html=$(cat "$T/slow.html")
   for s in steps.rate steps.time steps.wait; do expect_match "report: $s chart" "$html" "data-series=\"$s\""; done
   expect_match "report: steps table" "$html" '<section id="steps">'
   cached=$(cat "$T/cached.err")
-  expect_no_match "cached: no input verdict" "$cached" "input-wait|input-bound"
-  expect_match "cached: healthy" "$cached" "OK       healthy"
+  own=$(share "$T/cached.json")
   got=$(jfig "$T/cached.jsonl" 'd["steps"][0]["wait_share"]')
-  "$PY" -c "import sys; sys.exit(0 if $got < 5 else 1)" && ok || fail "cached: wait share $got% is not under 5%"
-
+  "$PY" -c "import sys; sys.exit(0 if abs($own - $got) <= 3 else 1)" && ok ||
+    fail "cached: gpumon's wait share $got% is not within 3 points of the job's own $own%"
+  if above 3 "$own"; then   # under steps.wait_some (5%): no input verdict
+    expect_no_match "cached: no input verdict" "$cached" "input-wait|input-bound"
+    expect_match "cached: healthy" "$cached" "OK       healthy"
+  else
+    echo "note: the cached loader waited $own% of its loop (a loaded machine): its verdict is not checked" >&2
+  fi
   # --- two ranks, one slowed down: slow-rank on its GPU (LOCAL_RANK 1 -> GPU 1) ---
   "$GPUMON" "${RUN[@]}" -o "$T/ranks.jsonl" -- sh -c "
     WORLD_SIZE=2 RANK=0 LOCAL_RANK=0 '$PY' '$TRAIN' cached 6 '$T/r0.json' &
     WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 TRAIN_TRANSFORM_S=0.002 '$PY' '$TRAIN' slow 6 '$T/r1.json'; wait" 2>"$T/ranks.err"
   ranks=$(cat "$T/ranks.err")
-  expect_match "two ranks: slow-rank" "$ranks" "GPU 1 warning slow-rank: .*rank 1 \(pid [0-9]+\)"
-  expect_no_match "two ranks: not on GPU 0" "$ranks" "GPU 0 warning slow-rank"
   expect_match "two ranks: rank 0 listed" "$ranks" "rank 0 pid [0-9]+ on GPU 0: [0-9]+ steps"
   expect_match "two ranks: rank 1 listed" "$ranks" "rank 1 pid [0-9]+ on GPU 1: [0-9]+ steps"
+  ratio=$("$PY" -c "import json; f = lambda p: json.load(open(p))['steps']; print(f('$T/r0.json') / max(f('$T/r1.json'), 1))")
+  if above "$ratio" 2 && above "$(steps "$T/r1.json")" 24; then   # rank 1 slower by over rank.slow (1.25x)
+    expect_match "two ranks: slow-rank" "$ranks" "GPU 1 warning slow-rank: .*rank 1 \(pid [0-9]+\)"
+  else
+    echo "note: rank 0 took only ${ratio}x the steps of rank 1 (a loaded machine): slow-rank is not checked" >&2
+  fi
+  expect_no_match "two ranks: not on GPU 0" "$ranks" "GPU 0 warning slow-rank"
 fi
 
 # --- the notebook magic, with the real binary ---

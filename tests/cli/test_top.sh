@@ -36,11 +36,11 @@ expect_match "not a terminal: one line" "$(cat "$T/err")" "^gpumon top: standard
 
 # The module: loaded by top only; watch never maps a curses library.
 expect_no_match "gpumon is not linked with ncurses" "$(ldd "$GPUMON")" "ncurses|tinfo"
-"$GPUMON" watch --sim --interval 100ms --count 20 > /dev/null 2>&1 &
+"$GPUMON" watch --sim --interval 100ms --count 100 > /dev/null 2>&1 &
 wpid=$!
-sleep 0.5
+wait_for "watch to load NVML" 'grep -q libnvidia-ml /proc/$wpid/maps 2> /dev/null'   # well into its start
 expect_no_match "watch does not map ncurses" "$(cat /proc/$wpid/maps 2> /dev/null)" "ncurses"
-wait $wpid
+kill $wpid; wait $wpid
 
 # ---- tmux ----
 chmod 755 "$T"
@@ -64,21 +64,22 @@ start() {
 }
 screen() { tm capture-pane -p -t "$1"; }
 keys() { local name=$1; shift; tm send-keys -t "$name" "$@"; }
-# wait_screen NAME REGEX [SECONDS]: polls the pane until REGEX matches; false (and the screen is shown) if not
+# wait_screen NAME REGEX [SECONDS]: polls the pane until REGEX matches; false (and the screen is shown) if not.
+# The limit (default 30 s) only ends a wait that would hang: a loaded machine may take long to draw.
 wait_screen() {
   local i s
-  for i in $(seq $((${3:-8} * 20))); do
+  for i in $(seq $((${3:-30} * 20))); do
     s=$(screen "$1") && printf '%s' "$s" | grep -Eq -- "$2" && return 0
     sleep 0.05
   done
   echo "--- $1: no /$2/ in:" >&2; printf '%s\n' "$s" >&2
   return 1
 }
-expect_screen() { if wait_screen "$1" "$2" "${4:-8}"; then ok; else fail "$3"; fi; }
-# wait_rc NAME [SECONDS]: the command's exit status, once it has exited ("none" if it has not)
+expect_screen() { if wait_screen "$1" "$2" "${4:-30}"; then ok; else fail "$3"; fi; }
+# wait_rc NAME [SECONDS]: the command's exit status, once it has exited ("none" if it has not in 30 s)
 wait_rc() {
   local i
-  for i in $(seq $((${2:-8} * 20))); do
+  for i in $(seq $((${2:-30} * 20))); do
     [ -s "$T/rc.$1" ] && { cat "$T/rc.$1"; return; }
     sleep 0.05
   done
@@ -102,20 +103,21 @@ expect_match "TERM=dumb: why" "$(cat "$T/err.dumb")" "^gpumon top: this terminal
 expect_eq "no NVML library: watch's status" "$(wait_rc nolib)" "$wrc"
 expect_eq "no NVML library: watch's line" "$(cat "$T/err.nolib")" "$(cat "$T/watch.err")"
 expect_eq "zero GPUs: exit" "$(wait_rc zero)" 5
-expect_match "zero GPUs: why" "$(cat "$T/err.zero")" "reports no GPU on this machine"
+expect_match "zero GPUs: why" "$(cat "$T/err.zero")" "simulated scenario .*zero-gpus.scn\" declares no GPU"
 
 # A hung NVML call: the screen goes on (the clock and the age move), the header says how old the data
-# is, and q ends top at once with the terminal given back, the stuck sampler left behind after 2 s.
-if wait_screen hang "data [0-9.]+ s old: an NVML call is slow or hung" 6; then
+# is, and q ends top with the terminal given back, the stuck sampler left behind (after its 2 s grace,
+# well before the 10 s hang ends: it says so).
+age() { screen hang | sed -n 's/.*data \([0-9.]*\) s old.*/\1/p'; }
+if wait_screen hang "data [0-9.]+ s old: an NVML call is slow or hung"; then
   ok
-  a=$(screen hang | sed -n 's/.*data \([0-9.]*\) s old.*/\1/p')
-  sleep 1.2
-  b=$(screen hang | sed -n 's/.*data \([0-9.]*\) s old.*/\1/p')
-  expect_match "hang: the age grows while the data is frozen ($a, then $b)" "$(awk -v a="$a" -v b="$b" 'BEGIN { print (b > a) ? "yes" : "no" }')" yes
-  t0=$(date +%s%N)
+  a=$(age)
+  # a later screen with an older age (waits for the redraw, however long a loaded machine takes)
+  if wait_for "the data's age to grow past $a" '[ "$(awk -v a="$a" -v b="$(age)" "BEGIN { print (b > a) }")" = 1 ]' 20; then
+    ok
+  fi
   keys hang q
-  expect_eq "hang: q ends top" "$(wait_rc hang 5)" 0
-  expect_match "hang: exits within 3 s" "$(( ($(date +%s%N) - t0) / 1000000 ))" "^([0-9]{1,3}|[12][0-9]{3})$"
+  expect_eq "hang: q ends top" "$(wait_rc hang)" 0
   expect_match "hang: says it left the sampler" "$(cat "$T/err.hang")" "stuck in an NVML call; exiting without waiting"
   expect_no_match "hang: terminal given back (no screen left)" "$(screen hang)" "gpumon top"
 else
@@ -218,9 +220,12 @@ row=$(screen own | grep -E "^ +$w1 ")
 expect_match "own process: user, GPU, memory, SM share, CPU, RSS, command line" "$row" \
   "^ +$w1 $(id -un) +(.{12} +)?0 +30\.0G +[0-9]+% +([0-9.]+|-) +[0-9.]+[MG] sleep 300$"
 expect_match "a process of another PID namespace: NVML's name" "$(screen own | grep -E "^ *$far ")" "^ *$far \? +1 +5\.0G .*far-away$"
-for i in $(seq 12); do
-  screen own | grep -q "sorted by PID" && break
-  keys own s; sleep 0.1
+sort_by() { screen own | grep -Eo "sorted by [A-Z%]+( [A-Z]+)?" | head -1; }
+for i in $(seq 12); do   # one s at a time, each once the screen shows where the last one went
+  was=$(sort_by)
+  [ "$was" = "sorted by PID" ] && break
+  keys own s
+  wait_for "the sort after s (was: $was)" '[ "$(sort_by)" != "$was" ]' 30 || break
 done
 expect_screen own "sorted by PID" "s: sorts by the next column, round to PID"
 order=$(screen own | awk -v a=$w1 -v b=$w2 -v c=$third -v d=$far '$1==a||$1==b||$1==c||$1==d {printf "%s ", $1}')

@@ -35,7 +35,9 @@ n=$(zstd -dcq "$T/run.jsonl.zst" | wc -l); [ "$n" -ge 10 ] && ok || fail "run .z
 # kill -9: every finished record is readable; the end is a warning, not an error.
 GPUMON_SIM_SCENARIO="$SCENARIO" "$GPUMON" watch --nvml "$SIM" --interval 10ms --format jsonl \
   --output "$T/k.jsonl.zst" 2>/dev/null &
-pid=$!; sleep 1.5; kill -9 $pid; wait $pid 2>/dev/null
+pid=$!
+wait_for "20 records" '[ "$(zstd -dcq "$T/k.jsonl.zst" 2> /dev/null | wc -l)" -ge 20 ]'
+kill -9 $pid; wait $pid 2>/dev/null
 n=$(zstd -dcq "$T/k.jsonl.zst" 2>/dev/null | wc -l)
 [ "$n" -ge 20 ] && ok || fail "kill -9: only $n records readable"
 "$GPUMON" diagnose "$T/k.jsonl.zst" --format json > "$T/k.json" 2> "$T/k.err"; rc=$?
@@ -51,7 +53,11 @@ PYEOF
 # SIGHUP rotation: the old file's frame is ended, the new file starts its own.
 GPUMON_SIM_SCENARIO="$SCENARIO" "$GPUMON" watch --nvml "$SIM" --interval 20ms --format jsonl \
   --output "$T/r.jsonl.zst" 2>/dev/null &
-pid=$!; sleep 0.6; mv "$T/r.jsonl.zst" "$T/r.jsonl.zst.1"; kill -HUP $pid; sleep 0.6; kill -TERM $pid; wait $pid
+pid=$!
+wait_for "records before the rotation" '[ "$(zstd -dcq "$T/r.jsonl.zst" 2> /dev/null | wc -l)" -ge 3 ]'
+mv "$T/r.jsonl.zst" "$T/r.jsonl.zst.1"; kill -HUP $pid
+wait_for "records after it" '[ "$(zstd -dcq "$T/r.jsonl.zst" 2> /dev/null | wc -l)" -ge 3 ]'
+kill -TERM $pid; wait $pid
 zstd -t -q "$T/r.jsonl.zst.1" && ok || fail "rotation: the old file's frame was not ended"
 zstd -t -q "$T/r.jsonl.zst" && ok || fail "rotation: the new file is not complete zstd"
 # appending to an existing .zst adds a frame; the whole file reads on
@@ -66,6 +72,17 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.zst" bs=1 seek=200 con
 "$GPUMON" diagnose "$T/bad.zst" > /dev/null 2> "$T/err"; rc=$?
 expect_eq "damaged .zst: exit" "$rc" 1
 expect_match "damaged .zst: message" "$(cat "$T/err")" "bad.zst.*(damaged|not JSON|malformed|wrong type|incomplete)"
+# damage far into a log is placed near where it is (it used to be "near byte 0"): between the last
+# byte that decoded and the end of a 4 KiB slice
+GPUMON_SIM_SPEED=20 gp watch --interval 1s --count 200 --format jsonl --output "$T/long.jsonl.zst" 2> /dev/null
+size=$(stat -c %s "$T/long.jsonl.zst")
+[ "$size" -gt 12000 ] && ok || fail "a 200-record compressed log of $size bytes: too small to damage at 10000"
+cp "$T/long.jsonl.zst" "$T/far.zst"
+printf '\377\377\377\377\377\377\377\377' | dd of="$T/far.zst" bs=1 seek=10000 conv=notrunc 2>/dev/null
+"$GPUMON" diagnose "$T/far.zst" > /dev/null 2> "$T/err"; expect_eq "damage at byte 10000: exit" "$?" 1
+range=$(sed -n 's/.*damaged between bytes \([0-9]*\) and \([0-9]*\).*/\1 \2/p' "$T/err")
+"$PY" -c 'import sys; a, b = map(int, sys.argv[1:3]); assert a <= 10000 < b and a > 0 and b - a <= 8192, (a, b)' $range \
+  && ok || fail "damage at byte 10000 placed at bytes '$range': $(cat "$T/err")"
 "$GPUMON" diagnose "$T" > /dev/null 2> "$T/err"; expect_eq "a directory: exit" "$?" 1
 expect_match "a directory: message" "$(cat "$T/err")" "is a directory"
 "$PY" -c 'import sys; sys.stdout.buffer.write(b"{" + b" " * 200_000_000)' 2>/dev/null |

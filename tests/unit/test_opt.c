@@ -21,7 +21,7 @@ enum { K_INTERVAL = 1, K_ONCE, K_VERBOSE, K_NAME };
 
 static const struct opt test_opts[] = {
     {"interval", "i", "DUR", K_INTERVAL, "time between samples"},
-    {"once", NULL, NULL, K_ONCE, "one sample\nand a second line of help"},
+    {"once", NULL, NULL, K_ONCE, "one sample\nand a second line"},
     {"verbose", "v", NULL, K_VERBOSE, "more words"},
     {"a-rather-long-option-name", NULL, "VALUE", K_NAME, "help on the next line"},
     {NULL, NULL, NULL, 0, NULL},
@@ -44,7 +44,8 @@ static int test_set(void *ctx, int key, const char *v)
 static const struct opt *const test_tables[] = {test_opts, NULL};
 static const struct cmd_entry gnu = {
     .name = "test", .usage = "[OPTIONS] ARGS", .about = "A test command.", .opts = test_tables,
-    .notes = "Notes here.",
+    .notes = "Notes here. A paragraph much longer than a line, with a line break that is soft\nin the middle of it, so "
+             "that the help has to wrap it at a space to stay within eighty columns of a terminal.",
 };
 
 static int parse(const struct cmd_entry *e, struct seen *s, int *first, int argc, ...)
@@ -135,11 +136,17 @@ static void test_help(void **state)
     text[n] = '\0';
     assert_non_null(strstr(text, "Usage: gpumon test [OPTIONS] ARGS\nA test command.\n"));
     assert_non_null(strstr(text, "  -i, --interval DUR   time between samples\n"));
-    assert_non_null(strstr(text, "      --once           one sample\n                       and a second line"));
+    assert_non_null(strstr(text, "      --once           one sample and a second line\n"));   /* reflowed */
+    for (char *line = text, *end; *line; line = end + 1) {   /* 80 columns, however long the texts */
+        end = strchr(line, '\n');
+        assert_non_null(end);
+        assert_in_range(end - line, 0, 80);
+    }
     assert_non_null(strstr(text, "  -v, --verbose        more words\n"));
     assert_non_null(strstr(text, "      --a-rather-long-option-name VALUE\n                       help on the next"));
     assert_non_null(strstr(text, "  -h, --help           this help\n"));
-    assert_non_null(strstr(text, "\nNotes here.\n"));
+    assert_non_null(strstr(text, "\nNotes here. A paragraph much longer than a line, with a line break that is soft\n"
+                                 "in the middle of it, so that"));   /* reflowed, wrapped at 80 */
 }
 
 /* Every command's tables: names and short forms unique, help present. */

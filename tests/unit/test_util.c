@@ -2,8 +2,14 @@
  * test_util.c: duration and number parsing, timestamps, /proc/stat parsing,
  * and the output file's whole-record guarantee: a write that fails part-way
  * (file size limit standing in for a full disk) leaves no torn line, and
- * the kept records are written once space returns.
+ * the kept records are written once space returns; the one-writer lock on
+ * log files (kept across a reopen of the same file); a FIFO that never
+ * blocks: waiting for its reader, and for a reader that does not read,
+ * both end when the caller's stop function says so, and what was begun is
+ * finished first.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -166,7 +172,7 @@ static void test_out_whole_records(void **state)
     close(fd);
     char err[256];
     struct out o;
-    assert_int_equal(out_open(&o, path, err, sizeof err), 0);
+    assert_int_equal(out_open(&o, path, NULL, NULL, err, sizeof err), 0);
     assert_true(out_is_empty(&o));
     char rec[100];
     memset(rec, 'x', sizeof rec - 1);
@@ -210,7 +216,7 @@ static void test_out_full_backlog(void **state)
     close(fd);
     char err[256];
     struct out o;
-    assert_int_equal(out_open(&o, path, err, sizeof err), 0);
+    assert_int_equal(out_open(&o, path, NULL, NULL, err, sizeof err), 0);
     o.backlog_max = 1000;
     const char rec[] = "line one of a record\nline two of the record\n";   /* 45 bytes, two lines */
     signal(SIGXFSZ, SIG_IGN);
@@ -246,7 +252,7 @@ static void test_out_zstd(void **state)
     struct out o;
     assert_true(out_is_zstd_path(path));
     assert_false(out_is_zstd_path("log.jsonl"));
-    assert_int_equal(out_open(&o, path, err, sizeof err), 0);
+    assert_int_equal(out_open(&o, path, NULL, NULL, err, sizeof err), 0);
     assert_int_equal(out_write(&o, "{\"a\":1}\n", 8), 0);
     assert_int_equal(out_write(&o, "{\"a\":2}\n", 8), 0);
     /* not closed yet: a reader sees both records (zstd warns the frame is unfinished) */
@@ -274,9 +280,109 @@ static void test_out_bad_path(void **state)
     (void)state;
     struct out o;
     char err[256];
-    assert_int_equal(out_open(&o, "/nonexistent-dir/x.log", err, sizeof err), -1);
+    assert_int_equal(out_open(&o, "/nonexistent-dir/x.log", NULL, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent-dir/x.log"));
     assert_non_null(strstr(err, "No such file"));
+}
+
+/* A second writer of a log is refused, naming the first (here: this process); a reopen of the same
+ * file keeps the lock; a rotated-away file is free again once the writer has moved on. */
+static void test_out_lock(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpumon-lock-XXXXXX", path[64], moved[80], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/log.jsonl", dir);
+    snprintf(moved, sizeof moved, "%s/log.jsonl.1", dir);
+    struct out a, b;
+    assert_int_equal(out_open(&a, path, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(out_open(&b, path, NULL, NULL, err, sizeof err), -1);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
+    assert_non_null(strstr(err, pid));
+    assert_non_null(strstr(err, "test_util"));   /* the holder's command line */
+    assert_non_null(strstr(err, "log.jsonl is being written by another process"));
+    assert_int_equal(out_reopen(&a, err, sizeof err), 0);   /* not moved: the same descriptor goes on */
+    assert_int_equal(out_open(&b, path, NULL, NULL, err, sizeof err), -1);
+    assert_int_equal(rename(path, moved), 0);
+    assert_int_equal(out_reopen(&a, err, sizeof err), 0);   /* logrotate: the new file is locked, the old free */
+    assert_int_equal(out_open(&b, path, NULL, NULL, err, sizeof err), -1);
+    assert_int_equal(out_open(&b, moved, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(out_close(&b), 0);
+    assert_int_equal(out_close(&a), 0);
+    assert_int_equal(out_open(&b, path, NULL, NULL, err, sizeof err), 0);   /* the writer is gone */
+    assert_int_equal(out_close(&b), 0);
+    unlink(path);
+    unlink(moved);
+    rmdir(dir);
+}
+
+static int stop_after;   /* the stop function says stop from its stop_after-th call on */
+static bool stop_counting(const void *ctx)
+{
+    (void)ctx;
+    return --stop_after <= 0;
+}
+
+/* A FIFO with no reader: out_open waits without blocking, asking the stop function. */
+static void test_out_fifo_no_reader(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpumon-fifo-XXXXXX", path[64], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    struct out o;
+    stop_after = 3;
+    assert_int_equal(out_open(&o, path, stop_counting, NULL, err, sizeof err), OUT_STOPPED);
+    assert_int_equal(stop_after, 0);
+    assert_non_null(strstr(err, "waiting for a reader on FIFO"));
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A FIFO whose reader does not read: the write that fills it waits, and gives up when told to stop,
+ * keeping the rest of the record it began; once the reader reads, that rest comes first and every
+ * record arrives whole and in order. */
+static void test_out_fifo_stalled(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpumon-fifo-XXXXXX", path[64], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    int rd = open(path, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    struct out o;
+    stop_after = 1000000;
+    assert_int_equal(out_open(&o, path, stop_counting, NULL, err, sizeof err), 0);
+    assert_true(o.fifo);
+    char rec[10000];
+    memset(rec, 'r', sizeof rec - 1);
+    rec[sizeof rec - 1] = '\n';
+    int n = 0;
+    stop_after = 2;   /* the first wait for room ends the writing */
+    while (!o.stopped && n < 1000) {
+        assert_int_equal(out_write(&o, rec, sizeof rec), 0);
+        n++;
+    }
+    assert_true(o.stopped);
+    assert_int_equal(o.qn, 1);
+    assert_true(o.qbytes > 0 && o.qbytes < sizeof rec);   /* the record begun: its rest, kept */
+    /* the reader takes what is in the FIFO; the end writes the rest, without waiting (stopped) */
+    size_t total = 0;
+    char buf[65536];
+    for (ssize_t got; (got = read(rd, buf, sizeof buf)) > 0; total += (size_t)got)
+        for (ssize_t i = 0; i < got; i++)
+            assert_int_equal(buf[i], (total + (size_t)i + 1) % sizeof rec ? 'r' : '\n');
+    assert_int_equal(out_close(&o), 0);
+    for (ssize_t got; (got = read(rd, buf, sizeof buf)) > 0; total += (size_t)got)
+        for (ssize_t i = 0; i < got; i++)
+            assert_int_equal(buf[i], (total + (size_t)i + 1) % sizeof rec ? 'r' : '\n');
+    assert_int_equal(total, (size_t)n * sizeof rec);   /* every record whole, in order */
+    close(rd);
+    unlink(path);
+    rmdir(dir);
 }
 
 int main(void)
@@ -292,6 +398,9 @@ int main(void)
         cmocka_unit_test(test_out_full_backlog),
         cmocka_unit_test(test_out_zstd),
         cmocka_unit_test(test_out_bad_path),
+        cmocka_unit_test(test_out_lock),
+        cmocka_unit_test(test_out_fifo_no_reader),
+        cmocka_unit_test(test_out_fifo_stalled),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
