@@ -101,9 +101,11 @@ for loop in "-l 1" "-lms 100" "--loop-ms=100"; do
   expect_eq "$loop: two tables" "$(grep -cE "$DATE" "$T/out")" 2
   expect_eq "$loop: quiet when the reader leaves" "$(cat "$T/err")" ""
 done
-GPUMON_SIM_SCENARIO="$D/h100.scn" GPUMON_SIM_START=10 "$T/nvidia-smi" -lms 50 > "$T/out" 2> "$T/err" &
+# (a file of its own: waiting on $T/out could see the tables above before the shell truncated it, and
+# a SIGINT that came before gpumon's start is ignored, as bash ignores it for a background job)
+GPUMON_SIM_SCENARIO="$D/h100.scn" GPUMON_SIM_START=10 "$T/nvidia-smi" -lms 50 > "$T/lms.out" 2> "$T/err" &
 pid=$!
-wait_for "a table from -lms 50" '[ "$(grep -cE "$DATE" "$T/out")" -ge 1 ]'
+wait_for "a table from -lms 50" '[ "$(grep -cE "$DATE" "$T/lms.out" 2> /dev/null)" -ge 1 ]'
 kill -INT $pid; wait $pid; rc=$?
 expect_eq "-lms 50: interrupted, a clean end" "$rc" 0
 smi "$D/h100.scn" 10 -lms 5
