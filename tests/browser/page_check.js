@@ -71,7 +71,7 @@ function reading(page) {
 // The page's values against /metrics of the same collection (the page's record time is the collection's
 // start; the exporter's last success is its end): tries again until the two are of one collection.
 async function readMatched(page, label) {
-  for (let i = 0; i < 60; i++) {
+  for (let i = 0; i < 200; i++) {   // 30 s: a loaded machine may be slow to render
     const r = await reading(page), m = await metrics();
     const done = m["gpumon_exporter_last_success_timestamp_seconds"];
     if (Object.keys(r.rows).length && done >= r.time && done - r.time < 0.5) return [r, m];
