@@ -340,6 +340,10 @@ def main():
     for tool in ("prometheus", "promtool"):
         if subprocess.run(["sh", "-c", "command -v " + tool], stdout=subprocess.DEVNULL).returncode:
             raise SystemExit("%s is not installed (apt-get install prometheus)" % tool)
+    if args.agents and "--web.enable-remote-write-receiver" not in subprocess.run(
+            ["prometheus", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout:
+        raise SystemExit("--agents: this Prometheus has no agent mode (2.32) or remote-write receiver flag (2.33): "
+                         "run without --agents, or with a newer Prometheus")
     cl = Cluster(args)
     if not os.access(cl.gpumon, os.X_OK) or not os.path.exists(cl.sim):
         raise SystemExit("no gpumon build in %s" % cl.build)

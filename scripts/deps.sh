@@ -35,6 +35,13 @@ browser_deps() {
   dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
   [ -d "$dir/node_modules/puppeteer-core" ] && return 0
   if ! command -v npm > /dev/null; then echo "deps: no npm: the page's browser tests will fail" >&2; return 0; fi
+  # puppeteer-core 24 needs node 18 (Debian 11 has 12): the page test then skips its browser checks, saying so
+  local major
+  major=$(node -p 'process.versions.node.split(".")[0]' 2> /dev/null || echo 0)
+  if [ "$major" -lt 18 ] 2> /dev/null; then
+    echo "deps: node $(node --version 2> /dev/null) is older than puppeteer-core needs (18): the page's browser checks will be skipped" >&2
+    return 0
+  fi
   echo "deps: npm ci in tests/browser (puppeteer-core)" >&2
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error > /dev/null) || echo "deps: npm ci failed in $dir" >&2
 }

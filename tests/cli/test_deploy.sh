@@ -50,6 +50,9 @@ PYEOF
 # unit test queries.
 run_ok "promtool check rules gpumon-rules.yml" promtool check rules "$P/gpumon-rules.yml"
 run_ok "promtool test rules gpumon-rules_test.yml" promtool test rules "$P/gpumon-rules_test.yml"
+# promtool before 2.39 (Debian 11: 2.24) refuses a test group's name: each says what it shows in a comment
+expect_eq "no test group with a name: field (promtool 2.24 refuses it)" \
+  "$(grep -Hn '^  - name:' "$P"/*_test.yml)" ""
 "$PY" - "$P/gpumon-rules.yml" "$P/gpumon-rules_test.yml" <<'PYEOF' && ok || fail "recording rule unit tests: every recorded series queried"
 import re, sys, yaml
 rules = [r["record"] for g in yaml.safe_load(open(sys.argv[1]))["groups"] for r in g["rules"]]

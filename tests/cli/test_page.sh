@@ -143,8 +143,11 @@ TLS_URL=$URL TLS_PID=$LASTPID
 # --- the page in a browser ---------------------------------------------------------------------
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 NODE_DIR="$SRC/tests/browser"
+NODE_MAJOR=$(node -p 'process.versions.node.split(".")[0]' 2> /dev/null || echo "")
 if [ -z "$CHROMIUM" ]; then
   echo "SKIP: chromium is not installed (scripts/deps.sh installs it); browser checks not run"
+elif [ -n "$NODE_MAJOR" ] && [ "$NODE_MAJOR" -lt 18 ]; then
+  echo "SKIP: node $(node --version) is older than puppeteer-core needs (18: Debian 11 has 12); browser checks not run"
 elif ! command -v node > /dev/null || [ ! -d "$NODE_DIR/node_modules/puppeteer-core" ]; then
   fail "node or puppeteer-core is missing (scripts/deps.sh installs nodejs, npm and tests/browser's packages)"
 else

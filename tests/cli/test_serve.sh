@@ -239,7 +239,7 @@ kill "$LASTPID"; wait "$LASTPID"
 # or with a space before a header's colon, is a 400 (RFC 9112); HTTP/1.0 needs no Host.
 serve strict --interval 100ms --web.timeout 60s
 "$PY" - "$PORT" <<'PYEOF' && ok || fail "junk and TLS on the plain port, requests without Host (above)"
-import socket, sys
+import re, socket, sys
 port = int(sys.argv[1])
 def exchange(data, wait=30):
     s = socket.create_connection(("127.0.0.1", port), timeout=wait)
@@ -256,13 +256,14 @@ hello = bytes.fromhex("16030100a5010000a10303") + bytes(32) + b"\x00\x00\x02\x13
 for name, data in (("TLS ClientHello", hello), ("binary junk", b"\x00\xff\xfe\x01\x02\x03")):
     got = exchange(data)
     assert got == b"", "%s on the plain port: %r, expected the connection closed" % (name, got)
-for name, req, want in (("HTTP/1.1 without Host", b"GET /metrics HTTP/1.1\r\n\r\n", b"HTTP/1.1 400"),
-                        ("Host : x", b"GET /metrics HTTP/1.1\r\nHost : x\r\n\r\n", b"HTTP/1.1 400"),
-                        ("HTTP/1.0 without Host", b"GET /health HTTP/1.0\r\n\r\n", b"HTTP/1.1 200"),
+# want: a pattern; libmicrohttpd 0.9.72 (Debian 11) answers HTTP/1.0 in 1.0, 0.9.75 in 1.1
+for name, req, want in (("HTTP/1.1 without Host", b"GET /metrics HTTP/1.1\r\n\r\n", rb"HTTP/1\.1 400"),
+                        ("Host : x", b"GET /metrics HTTP/1.1\r\nHost : x\r\n\r\n", rb"HTTP/1\.1 400"),
+                        ("HTTP/1.0 without Host", b"GET /health HTTP/1.0\r\n\r\n", rb"HTTP/1\.[01] 200"),
                         ("HTTP/1.1 with Host", b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-                         b"HTTP/1.1 200")):
+                         rb"HTTP/1\.1 200")):
     got = exchange(req)
-    assert got.startswith(want), "%s: %r, expected %r" % (name, got[:40], want)
+    assert re.match(want, got), "%s: %r, expected %r" % (name, got[:40], want)
 PYEOF
 kill "$LASTPID"; wait "$LASTPID"
 
