@@ -10,8 +10,7 @@
 _Static_assert(METRIC_COUNT <= RECORD_MAX_METRICS, "record.h value arrays too small for the metric table");
 
 const struct metric metric_table[METRIC_COUNT] = {
-#define METRIC_ROW(id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader) \
-    [id] = {id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help},
+#define METRIC_ROW(mid, reader, ...) [mid] = {.id = mid, __VA_ARGS__},
     METRIC_TABLE(METRIC_ROW)
 #undef METRIC_ROW
 };

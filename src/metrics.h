@@ -24,186 +24,215 @@ enum metric_kind { MK_INT, MK_FLOAT, MK_STR, MK_HEX, MK_FLAG, MK_PSTATE };
 enum metric_scope { MS_GPU, MS_HOST };
 enum metric_cadence { MC_STATIC, MC_FAST, MC_SLOW };
 
-/* X(ID, key, unit, kind, scope, cadence, decimals, prom_name, prom_type, prom_scale, prom_labels, help, reader)
- * prom_name NULL: the metric is a label (index, uuid, name...) or has no Prometheus form.
- * One flag row per clock event reason, all read by the same reader: */
-#define METRIC_REASON_ROW(X, id, bit, key, label, group, help, smi_help) \
-    X(M_R_##id, "clocks_event_reasons." key, "", MK_FLAG, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_clock_event_reason_active", "gauge", 1, "reason=\"" key "\"", help, reason)
+/* X(ID, reader, fields...): the metric's id, the name of its reader (sampler_read_NAME), then the fields
+ * of struct metric (below) as designated initializers; a field left out is zero: scope MS_GPU, no
+ * decimals, no Prometheus form (prom_name NULL: a label such as index, uuid, name, or exported in
+ * another shape). One flag row per clock event reason, all read by the same reader: */
+#define METRIC_REASON_ROW(X, id, bit, rkey, label, group, rhelp, smi_help) \
+    X(M_R_##id, reason, .key = "clocks_event_reasons." rkey, .unit = "", .kind = MK_FLAG, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_clock_event_reason_active", .prom_type = "gauge", .prom_scale = 1, \
+      .prom_labels = "reason=\"" rkey "\"", .help = rhelp)
 
 /* One row per GPM metric (gpm_metrics.h), all read by the same reader: */
-#define METRIC_GPM_ROW(X, id, key, nvml_id, unit, pn, ps, pl, dn, ds, help) \
-    X(M_GPM_##id, key, unit, MK_FLOAT, MS_GPU, MC_FAST, 1, pn, "gauge", ps, pl, help, gpm)
+#define METRIC_GPM_ROW(X, id, gpm_fields, ...) \
+    X(M_GPM_##id, gpm, .kind = MK_FLOAT, .cadence = MC_FAST, .decimals = 1, .prom_type = "gauge", __VA_ARGS__)
 
 #define METRIC_TABLE(X) \
-    X(M_INDEX, "index", "", MK_INT, MS_GPU, MC_STATIC, 0, NULL, NULL, 1, NULL, \
-      "NVML index of the GPU (not stable across reboots; key on uuid)", index) \
-    X(M_NAME, "name", "", MK_STR, MS_GPU, MC_STATIC, 0, NULL, NULL, 1, NULL, \
-      "Product name of the GPU", name) \
-    X(M_UUID, "uuid", "", MK_STR, MS_GPU, MC_STATIC, 0, NULL, NULL, 1, NULL, \
-      "Globally unique, stable identifier of the GPU (GPU-...)", uuid) \
-    X(M_SERIAL, "serial", "", MK_STR, MS_GPU, MC_STATIC, 0, NULL, NULL, 1, NULL, \
-      "Board serial number", serial) \
-    X(M_PCI_BUS_ID, "pci.bus_id", "", MK_STR, MS_GPU, MC_STATIC, 0, NULL, NULL, 1, NULL, \
-      "PCI bus id, domain:bus:device.function in hex", pci_bus_id) \
-    X(M_DRIVER_VERSION, "driver_version", "", MK_STR, MS_GPU, MC_STATIC, 0, NULL, NULL, 1, NULL, \
-      "Version of the installed NVIDIA driver", driver_version) \
-    X(M_STATE, "state", "", MK_STR, MS_GPU, MC_FAST, 0, NULL, NULL, 1, NULL, \
-      "ok, or lost once the GPU fell off the bus or needs a reset", state) \
-    X(M_UTIL_GPU, "utilization.gpu", "%", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_utilization_ratio", "gauge", 0.01, NULL, \
-      "Share of the last driver period in which a kernel was running", util_gpu) \
-    X(M_UTIL_MEM, "utilization.memory", "%", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_memory_utilization_ratio", "gauge", 0.01, NULL, \
-      "Share of the last driver period in which device memory was read or written", util_mem) \
-    X(M_UTIL_MIN, "utilization.gpu.min", "%", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_utilization_min_ratio", "gauge", 0.01, NULL, \
-      "Lowest driver utilization sample since the previous record", util_min) \
-    X(M_UTIL_MAX, "utilization.gpu.max", "%", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_utilization_max_ratio", "gauge", 0.01, NULL, \
-      "Highest driver utilization sample since the previous record", util_max) \
-    X(M_UTIL_IDLE, "utilization.gpu.idle_share", "%", MK_FLOAT, MS_GPU, MC_FAST, 1, \
-      "gpumon_gpu_idle_share_ratio", "gauge", 0.01, NULL, \
-      "Share of driver utilization samples under 5% since the previous record", util_idle) \
-    X(M_UTIL_SAMPLES, "utilization.gpu.samples", "", MK_INT, MS_GPU, MC_FAST, 0, NULL, NULL, 1, NULL, \
-      "Number of driver utilization samples since the previous record", util_samples) \
+    X(M_INDEX, index, .key = "index", .unit = "", .kind = MK_INT, .cadence = MC_STATIC, \
+      .help = "NVML index of the GPU (not stable across reboots; key on uuid)") \
+    X(M_NAME, name, .key = "name", .unit = "", .kind = MK_STR, .cadence = MC_STATIC, \
+      .help = "Product name of the GPU") \
+    X(M_UUID, uuid, .key = "uuid", .unit = "", .kind = MK_STR, .cadence = MC_STATIC, \
+      .help = "Globally unique, stable identifier of the GPU (GPU-...)") \
+    X(M_SERIAL, serial, .key = "serial", .unit = "", .kind = MK_STR, .cadence = MC_STATIC, \
+      .help = "Board serial number") \
+    X(M_PCI_BUS_ID, pci_bus_id, .key = "pci.bus_id", .unit = "", .kind = MK_STR, .cadence = MC_STATIC, \
+      .help = "PCI bus id, domain:bus:device.function in hex") \
+    X(M_DRIVER_VERSION, driver_version, .key = "driver_version", .unit = "", .kind = MK_STR, .cadence = MC_STATIC, \
+      .help = "Version of the installed NVIDIA driver") \
+    X(M_STATE, state, .key = "state", .unit = "", .kind = MK_STR, .cadence = MC_FAST, \
+      .help = "ok, or lost once the GPU fell off the bus or needs a reset") \
+    X(M_UTIL_GPU, util_gpu, .key = "utilization.gpu", .unit = "%", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_utilization_ratio", .prom_type = "gauge", .prom_scale = 0.01, \
+      .help = "Share of the last driver period in which a kernel was running") \
+    X(M_UTIL_MEM, util_mem, .key = "utilization.memory", .unit = "%", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_memory_utilization_ratio", .prom_type = "gauge", .prom_scale = 0.01, \
+      .help = "Share of the last driver period in which device memory was read or written") \
+    X(M_UTIL_MIN, util_min, .key = "utilization.gpu.min", .unit = "%", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_utilization_min_ratio", .prom_type = "gauge", .prom_scale = 0.01, \
+      .help = "Lowest driver utilization sample since the previous record") \
+    X(M_UTIL_MAX, util_max, .key = "utilization.gpu.max", .unit = "%", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_utilization_max_ratio", .prom_type = "gauge", .prom_scale = 0.01, \
+      .help = "Highest driver utilization sample since the previous record") \
+    X(M_UTIL_IDLE, util_idle, .key = "utilization.gpu.idle_share", .unit = "%", .kind = MK_FLOAT, \
+      .cadence = MC_FAST, .decimals = 1, .prom_name = "gpumon_gpu_idle_share_ratio", .prom_type = "gauge", \
+      .prom_scale = 0.01, .help = "Share of driver utilization samples under 5% since the previous record") \
+    X(M_UTIL_SAMPLES, util_samples, .key = "utilization.gpu.samples", .unit = "", .kind = MK_INT, \
+      .cadence = MC_FAST, .help = "Number of driver utilization samples since the previous record") \
     GPM_TABLE(METRIC_GPM_ROW, X) \
-    X(M_ENC, "utilization.encoder", "%", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_encoder_utilization_ratio", "gauge", 0.01, NULL, "Video encoder utilization", enc) \
-    X(M_DEC, "utilization.decoder", "%", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_decoder_utilization_ratio", "gauge", 0.01, NULL, "Video decoder utilization", dec) \
-    X(M_MEM_TOTAL, "memory.total", "MiB", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_memory_total_bytes", "gauge", 1048576, NULL, "Total installed GPU memory", mem_total) \
-    X(M_MEM_USED, "memory.used", "MiB", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_memory_used_bytes", "gauge", 1048576, NULL, \
-      "GPU memory allocated by processes (v2 accounting: driver reservation excluded)", mem_used) \
-    X(M_MEM_FREE, "memory.free", "MiB", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_memory_free_bytes", "gauge", 1048576, NULL, "Free GPU memory", mem_free) \
-    X(M_MEM_RESERVED, "memory.reserved", "MiB", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_memory_reserved_bytes", "gauge", 1048576, NULL, \
-      "GPU memory reserved by the driver and firmware", mem_reserved) \
-    X(M_TEMP, "temperature.gpu", "C", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_temperature_celsius", "gauge", 1, NULL, "GPU die temperature", temp) \
-    X(M_FAN, "fan.speed", "%", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_fan_speed_ratio", "gauge", 0.01, NULL, \
-      "Intended fan speed, share of the maximum (may exceed 100)", fan) \
-    X(M_POWER, "power.draw", "W", MK_FLOAT, MS_GPU, MC_FAST, 2, \
-      "gpumon_gpu_power_watts", "gauge", 1, NULL, "Power drawn by the board", power) \
-    X(M_POWER_LIMIT, "power.limit", "W", MK_FLOAT, MS_GPU, MC_FAST, 2, \
-      "gpumon_gpu_power_limit_watts", "gauge", 1, NULL, "Configured power management limit", power_limit) \
-    X(M_POWER_ENFORCED, "enforced.power.limit", "W", MK_FLOAT, MS_GPU, MC_FAST, 2, \
-      "gpumon_gpu_enforced_power_limit_watts", "gauge", 1, NULL, \
-      "Effective power limit after all limiters", power_enforced) \
-    X(M_ENERGY, "energy.consumption", "J", MK_FLOAT, MS_GPU, MC_FAST, 3, \
-      "gpumon_gpu_energy_joules_total", "counter", 1, NULL, \
-      "Energy consumed since the driver was loaded", energy) \
-    X(M_CLOCK_SM, "clocks.sm", "MHz", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_clock_hertz", "gauge", 1e6, "clock=\"sm\"", "Current SM clock", clock_sm) \
-    X(M_CLOCK_MEM, "clocks.mem", "MHz", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_clock_hertz", "gauge", 1e6, "clock=\"memory\"", "Current memory clock", clock_mem) \
-    X(M_CLOCK_GR, "clocks.gr", "MHz", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_clock_hertz", "gauge", 1e6, "clock=\"graphics\"", "Current graphics clock", clock_gr) \
-    X(M_CLOCK_MAX_SM, "clocks.max.sm", "MHz", MK_INT, MS_GPU, MC_STATIC, 0, \
-      "gpumon_gpu_clock_max_hertz", "gauge", 1e6, "clock=\"sm\"", "Maximum SM clock", clock_max_sm) \
-    X(M_CLOCK_MAX_MEM, "clocks.max.mem", "MHz", MK_INT, MS_GPU, MC_STATIC, 0, \
-      "gpumon_gpu_clock_max_hertz", "gauge", 1e6, "clock=\"memory\"", "Maximum memory clock", clock_max_mem) \
-    X(M_CLOCK_MAX_GR, "clocks.max.gr", "MHz", MK_INT, MS_GPU, MC_STATIC, 0, \
-      "gpumon_gpu_clock_max_hertz", "gauge", 1e6, "clock=\"graphics\"", "Maximum graphics clock", \
-      clock_max_gr) \
-    X(M_REASONS, "clocks_event_reasons.active", "", MK_HEX, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_clock_event_reasons", "gauge", 1, NULL, \
-      "Bitmask of active clock event (throttle) reasons", reasons) \
+    X(M_ENC, enc, .key = "utilization.encoder", .unit = "%", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_encoder_utilization_ratio", .prom_type = "gauge", .prom_scale = 0.01, \
+      .help = "Video encoder utilization") \
+    X(M_DEC, dec, .key = "utilization.decoder", .unit = "%", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_decoder_utilization_ratio", .prom_type = "gauge", .prom_scale = 0.01, \
+      .help = "Video decoder utilization") \
+    X(M_MEM_TOTAL, mem_total, .key = "memory.total", .unit = "MiB", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_memory_total_bytes", .prom_type = "gauge", .prom_scale = 1048576, \
+      .help = "Total installed GPU memory") \
+    X(M_MEM_USED, mem_used, .key = "memory.used", .unit = "MiB", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_memory_used_bytes", .prom_type = "gauge", .prom_scale = 1048576, \
+      .help = "GPU memory allocated by processes (v2 accounting: driver reservation excluded)") \
+    X(M_MEM_FREE, mem_free, .key = "memory.free", .unit = "MiB", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_memory_free_bytes", .prom_type = "gauge", .prom_scale = 1048576, \
+      .help = "Free GPU memory") \
+    X(M_MEM_RESERVED, mem_reserved, .key = "memory.reserved", .unit = "MiB", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_memory_reserved_bytes", .prom_type = "gauge", .prom_scale = 1048576, \
+      .help = "GPU memory reserved by the driver and firmware") \
+    X(M_TEMP, temp, .key = "temperature.gpu", .unit = "C", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_temperature_celsius", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "GPU die temperature") \
+    X(M_FAN, fan, .key = "fan.speed", .unit = "%", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_fan_speed_ratio", .prom_type = "gauge", .prom_scale = 0.01, \
+      .help = "Intended fan speed, share of the maximum (may exceed 100)") \
+    X(M_POWER, power, .key = "power.draw", .unit = "W", .kind = MK_FLOAT, .cadence = MC_FAST, .decimals = 2, \
+      .prom_name = "gpumon_gpu_power_watts", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Power drawn by the board") \
+    X(M_POWER_LIMIT, power_limit, .key = "power.limit", .unit = "W", .kind = MK_FLOAT, .cadence = MC_FAST, \
+      .decimals = 2, .prom_name = "gpumon_gpu_power_limit_watts", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Configured power management limit") \
+    X(M_POWER_ENFORCED, power_enforced, .key = "enforced.power.limit", .unit = "W", .kind = MK_FLOAT, \
+      .cadence = MC_FAST, .decimals = 2, .prom_name = "gpumon_gpu_enforced_power_limit_watts", \
+      .prom_type = "gauge", .prom_scale = 1, .help = "Effective power limit after all limiters") \
+    X(M_ENERGY, energy, .key = "energy.consumption", .unit = "J", .kind = MK_FLOAT, .cadence = MC_FAST, \
+      .decimals = 3, .prom_name = "gpumon_gpu_energy_joules_total", .prom_type = "counter", .prom_scale = 1, \
+      .help = "Energy consumed since the driver was loaded") \
+    X(M_CLOCK_SM, clock_sm, .key = "clocks.sm", .unit = "MHz", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_clock_hertz", .prom_type = "gauge", .prom_scale = 1e6, \
+      .prom_labels = "clock=\"sm\"", .help = "Current SM clock") \
+    X(M_CLOCK_MEM, clock_mem, .key = "clocks.mem", .unit = "MHz", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_clock_hertz", .prom_type = "gauge", .prom_scale = 1e6, \
+      .prom_labels = "clock=\"memory\"", .help = "Current memory clock") \
+    X(M_CLOCK_GR, clock_gr, .key = "clocks.gr", .unit = "MHz", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_clock_hertz", .prom_type = "gauge", .prom_scale = 1e6, \
+      .prom_labels = "clock=\"graphics\"", .help = "Current graphics clock") \
+    X(M_CLOCK_MAX_SM, clock_max_sm, .key = "clocks.max.sm", .unit = "MHz", .kind = MK_INT, .cadence = MC_STATIC, \
+      .prom_name = "gpumon_gpu_clock_max_hertz", .prom_type = "gauge", .prom_scale = 1e6, \
+      .prom_labels = "clock=\"sm\"", .help = "Maximum SM clock") \
+    X(M_CLOCK_MAX_MEM, clock_max_mem, .key = "clocks.max.mem", .unit = "MHz", .kind = MK_INT, \
+      .cadence = MC_STATIC, .prom_name = "gpumon_gpu_clock_max_hertz", .prom_type = "gauge", .prom_scale = 1e6, \
+      .prom_labels = "clock=\"memory\"", .help = "Maximum memory clock") \
+    X(M_CLOCK_MAX_GR, clock_max_gr, .key = "clocks.max.gr", .unit = "MHz", .kind = MK_INT, .cadence = MC_STATIC, \
+      .prom_name = "gpumon_gpu_clock_max_hertz", .prom_type = "gauge", .prom_scale = 1e6, \
+      .prom_labels = "clock=\"graphics\"", .help = "Maximum graphics clock") \
+    X(M_REASONS, reasons, .key = "clocks_event_reasons.active", .unit = "", .kind = MK_HEX, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_clock_event_reasons", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Bitmask of active clock event (throttle) reasons") \
     CLOCK_REASON_TABLE(METRIC_REASON_ROW, X) \
-    X(M_PSTATE, "pstate", "", MK_PSTATE, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_pstate", "gauge", 1, NULL, "Performance state, 0 (P0, maximum) to 15 (P15)", pstate) \
-    X(M_PCIE_TX, "pcie.throughput.tx", "KB/s", MK_INT, MS_GPU, MC_SLOW, 0, \
-      "gpumon_gpu_pcie_tx_bytes_per_second", "gauge", 1024, NULL, \
-      "PCIe transmit throughput (from the driver's byte counters, R555+; older drivers: sampled over 20 ms)", pcie_tx) \
-    X(M_PCIE_RX, "pcie.throughput.rx", "KB/s", MK_INT, MS_GPU, MC_SLOW, 0, \
-      "gpumon_gpu_pcie_rx_bytes_per_second", "gauge", 1024, NULL, \
-      "PCIe receive throughput (from the driver's byte counters, R555+; older drivers: sampled over 20 ms)", pcie_rx) \
-    X(M_PCIE_GEN, "pcie.link.gen.current", "", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_pcie_link_generation", "gauge", 1, NULL, "Current PCIe link generation", pcie_gen) \
-    X(M_PCIE_GEN_MAX, "pcie.link.gen.max", "", MK_INT, MS_GPU, MC_STATIC, 0, \
-      "gpumon_gpu_pcie_link_generation_max", "gauge", 1, NULL, "Maximum PCIe link generation", \
-      pcie_gen_max) \
-    X(M_PCIE_WIDTH, "pcie.link.width.current", "", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_pcie_link_width", "gauge", 1, NULL, "Current PCIe link width (lanes)", pcie_width) \
-    X(M_PCIE_WIDTH_MAX, "pcie.link.width.max", "", MK_INT, MS_GPU, MC_STATIC, 0, \
-      "gpumon_gpu_pcie_link_width_max", "gauge", 1, NULL, "Maximum PCIe link width (lanes)", \
-      pcie_width_max) \
-    X(M_ECC_CORR, "ecc.errors.corrected.volatile.total", "", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_ecc_errors_corrected_total", "counter", 1, NULL, \
-      "Corrected ECC errors since the driver was loaded", ecc_corr) \
-    X(M_ECC_UNCORR, "ecc.errors.uncorrected.volatile.total", "", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_ecc_errors_uncorrected_total", "counter", 1, NULL, \
-      "Uncorrected ECC errors since the driver was loaded", ecc_uncorr) \
-    X(M_RETIRED_PENDING, "retired_pages.pending", "", MK_FLAG, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_retired_pages_pending", "gauge", 1, NULL, \
-      "Pages waiting to be retired at the next reset (pre-Ampere)", retired_pending) \
-    X(M_REMAP_PENDING, "remapped_rows.pending", "", MK_FLAG, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_remapped_rows_pending", "gauge", 1, NULL, \
-      "Row remappings waiting for the next reset (Ampere and newer)", remap_pending) \
-    X(M_XID_COUNT, "xid.count", "", MK_INT, MS_GPU, MC_FAST, 0, NULL, NULL, 1, NULL, \
-      "XID errors reported since gpumon started (Prometheus: gpumon_gpu_xid_errors_total per code)", \
-      xid_count) \
-    X(M_XID_LAST, "xid.last", "", MK_INT, MS_GPU, MC_FAST, 0, NULL, NULL, 1, NULL, \
-      "Code of the latest XID error since gpumon started (null: none)", xid_last) \
-    X(M_PROC_COUNT, "processes.count", "", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_processes", "gauge", 1, NULL, "Number of processes using the GPU", proc_count) \
-    X(M_PROC_MEM, "processes.used_memory", "MiB", MK_INT, MS_GPU, MC_FAST, 0, \
-      "gpumon_gpu_processes_memory_bytes", "gauge", 1048576, NULL, \
-      "GPU memory used by all processes together", proc_mem) \
-    X(M_HOST_USER, "host.cpu.user", "%", MK_FLOAT, MS_HOST, MC_FAST, 1, \
-      "gpumon_host_cpu_ratio", "gauge", 0.01, "mode=\"user\"", \
-      "Host CPU time in user mode (including nice), share of all CPUs", host_user) \
-    X(M_HOST_SYSTEM, "host.cpu.system", "%", MK_FLOAT, MS_HOST, MC_FAST, 1, \
-      "gpumon_host_cpu_ratio", "gauge", 0.01, "mode=\"system\"", \
-      "Host CPU time in the kernel (including irq), share of all CPUs", host_system) \
-    X(M_HOST_IOWAIT, "host.cpu.iowait", "%", MK_FLOAT, MS_HOST, MC_FAST, 1, \
-      "gpumon_host_cpu_ratio", "gauge", 0.01, "mode=\"iowait\"", \
-      "Host CPU time idle while waiting for I/O, share of all CPUs", host_iowait) \
-    X(M_HOST_CPUS, "host.cpu.count", "", MK_INT, MS_HOST, MC_FAST, 0, \
-      "gpumon_host_cpus", "gauge", 1, NULL, "Number of online host CPUs", host_cpus) \
-    X(M_HOST_MEM_TOTAL, "host.memory.total", "MiB", MK_INT, MS_HOST, MC_FAST, 0, \
-      "gpumon_host_memory_total_bytes", "gauge", 1048576, NULL, "Host memory installed", host_mem_total) \
-    X(M_HOST_MEM_USED, "host.memory.used", "MiB", MK_INT, MS_HOST, MC_FAST, 0, \
-      "gpumon_host_memory_used_bytes", "gauge", 1048576, NULL, \
-      "Host memory in use (total minus available)", host_mem_used) \
-    X(M_JOB_CPU, "job.cpu", "cores", MK_FLOAT, MS_HOST, MC_FAST, 2, \
-      "gpumon_job_cpu_cores", "gauge", 1, NULL, \
-      "CPU used by the watched process tree (gpumon run), in cores", job_cpu) \
-    X(M_JOB_CPU_TOP, "job.cpu.top", "cores", MK_FLOAT, MS_HOST, MC_FAST, 2, \
-      "gpumon_job_cpu_top_cores", "gauge", 1, NULL, \
-      "CPU demand of the busiest process of the watched tree (time its main thread ran or waited to run), " \
-      "in cores", job_cpu_top) \
-    X(M_JOB_RSS, "job.rss", "MiB", MK_INT, MS_HOST, MC_FAST, 0, \
-      "gpumon_job_memory_rss_bytes", "gauge", 1048576, NULL, \
-      "Resident memory of the watched process tree (sum over its processes)", job_rss) \
-    X(M_JOB_PROCS, "job.processes", "", MK_INT, MS_HOST, MC_FAST, 0, \
-      "gpumon_job_processes", "gauge", 1, NULL, \
-      "Processes in the watched tree; 0 once the command has ended", job_procs) \
-    X(M_JOB_READ, "job.io.read", "KB/s", MK_INT, MS_HOST, MC_FAST, 0, \
-      "gpumon_job_read_bytes_per_second", "gauge", 1024, NULL, \
-      "Bytes the watched process tree read from storage (page-cache hits excluded), per second", job_read)
+    X(M_PSTATE, pstate, .key = "pstate", .unit = "", .kind = MK_PSTATE, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_pstate", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Performance state, 0 (P0, maximum) to 15 (P15)") \
+    X(M_PCIE_TX, pcie_tx, .key = "pcie.throughput.tx", .unit = "KB/s", .kind = MK_INT, .cadence = MC_SLOW, \
+      .prom_name = "gpumon_gpu_pcie_tx_bytes_per_second", .prom_type = "gauge", .prom_scale = 1024, \
+      .help = "PCIe transmit throughput (from the driver's byte counters, R555+; older drivers: sampled over 20 ms)") \
+    X(M_PCIE_RX, pcie_rx, .key = "pcie.throughput.rx", .unit = "KB/s", .kind = MK_INT, .cadence = MC_SLOW, \
+      .prom_name = "gpumon_gpu_pcie_rx_bytes_per_second", .prom_type = "gauge", .prom_scale = 1024, \
+      .help = "PCIe receive throughput (from the driver's byte counters, R555+; older drivers: sampled over 20 ms)") \
+    X(M_PCIE_GEN, pcie_gen, .key = "pcie.link.gen.current", .unit = "", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_pcie_link_generation", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Current PCIe link generation") \
+    X(M_PCIE_GEN_MAX, pcie_gen_max, .key = "pcie.link.gen.max", .unit = "", .kind = MK_INT, .cadence = MC_STATIC, \
+      .prom_name = "gpumon_gpu_pcie_link_generation_max", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Maximum PCIe link generation") \
+    X(M_PCIE_WIDTH, pcie_width, .key = "pcie.link.width.current", .unit = "", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_pcie_link_width", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Current PCIe link width (lanes)") \
+    X(M_PCIE_WIDTH_MAX, pcie_width_max, .key = "pcie.link.width.max", .unit = "", .kind = MK_INT, \
+      .cadence = MC_STATIC, .prom_name = "gpumon_gpu_pcie_link_width_max", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Maximum PCIe link width (lanes)") \
+    X(M_ECC_CORR, ecc_corr, .key = "ecc.errors.corrected.volatile.total", .unit = "", .kind = MK_INT, \
+      .cadence = MC_FAST, .prom_name = "gpumon_gpu_ecc_errors_corrected_total", .prom_type = "counter", \
+      .prom_scale = 1, .help = "Corrected ECC errors since the driver was loaded") \
+    X(M_ECC_UNCORR, ecc_uncorr, .key = "ecc.errors.uncorrected.volatile.total", .unit = "", .kind = MK_INT, \
+      .cadence = MC_FAST, .prom_name = "gpumon_gpu_ecc_errors_uncorrected_total", .prom_type = "counter", \
+      .prom_scale = 1, .help = "Uncorrected ECC errors since the driver was loaded") \
+    X(M_RETIRED_PENDING, retired_pending, .key = "retired_pages.pending", .unit = "", .kind = MK_FLAG, \
+      .cadence = MC_FAST, .prom_name = "gpumon_gpu_retired_pages_pending", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Pages waiting to be retired at the next reset (pre-Ampere)") \
+    X(M_REMAP_PENDING, remap_pending, .key = "remapped_rows.pending", .unit = "", .kind = MK_FLAG, \
+      .cadence = MC_FAST, .prom_name = "gpumon_gpu_remapped_rows_pending", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Row remappings waiting for the next reset (Ampere and newer)") \
+    X(M_XID_COUNT, xid_count, .key = "xid.count", .unit = "", .kind = MK_INT, .cadence = MC_FAST, \
+      .help = "XID errors reported since gpumon started (Prometheus: gpumon_gpu_xid_errors_total per code)") \
+    X(M_XID_LAST, xid_last, .key = "xid.last", .unit = "", .kind = MK_INT, .cadence = MC_FAST, \
+      .help = "Code of the latest XID error since gpumon started (null: none)") \
+    X(M_PROC_COUNT, proc_count, .key = "processes.count", .unit = "", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_processes", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Number of processes using the GPU") \
+    X(M_PROC_MEM, proc_mem, .key = "processes.used_memory", .unit = "MiB", .kind = MK_INT, .cadence = MC_FAST, \
+      .prom_name = "gpumon_gpu_processes_memory_bytes", .prom_type = "gauge", .prom_scale = 1048576, \
+      .help = "GPU memory used by all processes together") \
+    X(M_HOST_USER, host_user, .key = "host.cpu.user", .unit = "%", .kind = MK_FLOAT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .decimals = 1, .prom_name = "gpumon_host_cpu_ratio", .prom_type = "gauge", \
+      .prom_scale = 0.01, .prom_labels = "mode=\"user\"", \
+      .help = "Host CPU time in user mode (including nice), share of all CPUs") \
+    X(M_HOST_SYSTEM, host_system, .key = "host.cpu.system", .unit = "%", .kind = MK_FLOAT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .decimals = 1, .prom_name = "gpumon_host_cpu_ratio", .prom_type = "gauge", \
+      .prom_scale = 0.01, .prom_labels = "mode=\"system\"", \
+      .help = "Host CPU time in the kernel (including irq), share of all CPUs") \
+    X(M_HOST_IOWAIT, host_iowait, .key = "host.cpu.iowait", .unit = "%", .kind = MK_FLOAT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .decimals = 1, .prom_name = "gpumon_host_cpu_ratio", .prom_type = "gauge", \
+      .prom_scale = 0.01, .prom_labels = "mode=\"iowait\"", \
+      .help = "Host CPU time idle while waiting for I/O, share of all CPUs") \
+    X(M_HOST_CPUS, host_cpus, .key = "host.cpu.count", .unit = "", .kind = MK_INT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .prom_name = "gpumon_host_cpus", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Number of online host CPUs") \
+    X(M_HOST_MEM_TOTAL, host_mem_total, .key = "host.memory.total", .unit = "MiB", .kind = MK_INT, \
+      .scope = MS_HOST, .cadence = MC_FAST, .prom_name = "gpumon_host_memory_total_bytes", .prom_type = "gauge", \
+      .prom_scale = 1048576, .help = "Host memory installed") \
+    X(M_HOST_MEM_USED, host_mem_used, .key = "host.memory.used", .unit = "MiB", .kind = MK_INT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .prom_name = "gpumon_host_memory_used_bytes", .prom_type = "gauge", \
+      .prom_scale = 1048576, .help = "Host memory in use (total minus available)") \
+    X(M_JOB_CPU, job_cpu, .key = "job.cpu", .unit = "cores", .kind = MK_FLOAT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .decimals = 2, .prom_name = "gpumon_job_cpu_cores", .prom_type = "gauge", \
+      .prom_scale = 1, .help = "CPU used by the watched process tree (gpumon run), in cores") \
+    X(M_JOB_CPU_TOP, job_cpu_top, .key = "job.cpu.top", .unit = "cores", .kind = MK_FLOAT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .decimals = 2, .prom_name = "gpumon_job_cpu_top_cores", .prom_type = "gauge", \
+      .prom_scale = 1, \
+      .help = "CPU demand of the busiest process of the watched tree (time its main thread ran or waited to run), " \
+              "in cores") \
+    X(M_JOB_RSS, job_rss, .key = "job.rss", .unit = "MiB", .kind = MK_INT, .scope = MS_HOST, .cadence = MC_FAST, \
+      .prom_name = "gpumon_job_memory_rss_bytes", .prom_type = "gauge", .prom_scale = 1048576, \
+      .help = "Resident memory of the watched process tree (sum over its processes)") \
+    X(M_JOB_PROCS, job_procs, .key = "job.processes", .unit = "", .kind = MK_INT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .prom_name = "gpumon_job_processes", .prom_type = "gauge", .prom_scale = 1, \
+      .help = "Processes in the watched tree; 0 once the command has ended") \
+    X(M_JOB_READ, job_read, .key = "job.io.read", .unit = "KB/s", .kind = MK_INT, .scope = MS_HOST, \
+      .cadence = MC_FAST, .prom_name = "gpumon_job_read_bytes_per_second", .prom_type = "gauge", \
+      .prom_scale = 1024, \
+      .help = "Bytes the watched process tree read from storage (page-cache hits excluded), per second")
 
 enum metric_id {
-#define METRIC_ENUM(id, ...) id,
+#define METRIC_ENUM(id, reader, ...) id,
     METRIC_TABLE(METRIC_ENUM)
 #undef METRIC_ENUM
     METRIC_COUNT
 };
+/* metrics.h expands the GPM table in one run of rows: GPM row i is metric M_GPM_GR_ACTIVE + i. */
+_Static_assert(M_GPM_NVLINK_TX - M_GPM_GR_ACTIVE + 1 == GPM_COUNT, "the GPM rows are one run of the metric table");
 
 struct metric {
     enum metric_id id;
-    const char *key, *unit;
+    const char *key;                /* stable, public: nvidia-smi's field name where it has one */
+    const char *unit;               /* "" when none */
     enum metric_kind kind;
-    enum metric_scope scope;
-    enum metric_cadence cadence;
-    int decimals;
-    const char *prom_name, *prom_type;
-    double prom_scale;
-    const char *prom_labels, *help;
+    enum metric_scope scope;        /* per GPU, or the host's */
+    enum metric_cadence cadence;    /* read once, every sample, or by the slow-reader thread */
+    int decimals;                   /* of a float in text output */
+    const char *prom_name;          /* the exporter's name (NULL: none), public */
+    const char *prom_type;          /* "gauge" or "counter" */
+    double prom_scale;              /* from unit to the exporter's base unit */
+    const char *prom_labels;        /* labels of its own beside gpu and uuid, or NULL */
+    const char *help;
 };
 
 extern const struct metric metric_table[METRIC_COUNT];

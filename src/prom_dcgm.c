@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "nvml_abi.h"   /* the NVML ids in gpm_metrics.h's rows */
 #include "prom_dcgm.h"
 #include "prom_write.h"
 
@@ -42,10 +43,6 @@ static const struct prom_dcgm_row {
     {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "counter", M_ECC_CORR, 1, "Single-bit (corrected) volatile ECC errors"},
     {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", M_ECC_UNCORR, 1, "Double-bit (uncorrected) volatile ECC errors"},
     {"DCGM_FI_DEV_XID_ERRORS", "gauge", M_XID_LAST, 1, "Code of the latest XID error"},
-    /* dcgm's profiling fields, from GPM (gpm_metrics.h; a row without a dcgm name is skipped) */
-#define PROM_DCGM_GPM(P, id, key, nvml_id, unit, pn, ps, pl, dn, ds, help) {dn, "gauge", M_GPM_##id, ds, help},
-    GPM_TABLE(PROM_DCGM_GPM, _)
-#undef PROM_DCGM_GPM
 };
 
 static void prom_dcgm_labels(struct sbuf *b, const struct record *rec, const struct record_gpu *g)
@@ -64,6 +61,31 @@ static void prom_dcgm_labels(struct sbuf *b, const struct record *rec, const str
     prom_str_labels(b, g, str, sizeof str / sizeof str[0]);
 }
 
+/* One family: the row's series of every GPU whose value is known. */
+static void prom_dcgm_family(struct sbuf *b, const struct record *rec, const struct sbuf *labels,
+                             const struct prom_dcgm_row *d)
+{
+    const struct metric *m = &metric_table[d->id];
+    bool header = false;
+    for (unsigned g = 0; g < rec->ngpus; g++) {
+        const struct value *v = &rec->gpus[g].v[d->id];
+        if (v->state != VS_OK)
+            continue;
+        if (!header)
+            prom_family(b, d->name, d->type, d->help);
+        header = true;
+        sbuf_puts(b, d->name);
+        sbuf_putc(b, '{');
+        sbuf_add(b, labels[g].data, labels[g].len);
+        sbuf_puts(b, "} ");
+        prom_number(b, prom_raw(m, v) * d->factor);
+        sbuf_putc(b, '\n');
+    }
+}
+
+/* dcgm's profiling fields, from GPM: the dcgm name and scale of each row of gpm_metrics.h that has one. */
+static const struct gpm_row prom_dcgm_gpm[GPM_COUNT] = {GPM_TABLE(GPM_ROW_INIT, _)};
+
 void prom_render_dcgm(struct sbuf *b, const struct record *rec)
 {
     struct sbuf *labels = xcalloc(rec->ngpus ? rec->ngpus : 1, sizeof *labels);
@@ -71,26 +93,14 @@ void prom_render_dcgm(struct sbuf *b, const struct record *rec)
         sbuf_init(&labels[g]);
         prom_dcgm_labels(&labels[g], rec, &rec->gpus[g]);
     }
-    for (size_t r = 0; r < sizeof prom_dcgm_rows / sizeof prom_dcgm_rows[0]; r++) {
-        const struct prom_dcgm_row *d = &prom_dcgm_rows[r];
-        const struct metric *m = &metric_table[d->id];
-        bool header = false;
-        if (!d->name)
-            continue;
-        for (unsigned g = 0; g < rec->ngpus; g++) {
-            const struct value *v = &rec->gpus[g].v[d->id];
-            if (v->state != VS_OK)
-                continue;
-            if (!header)
-                prom_family(b, d->name, d->type, d->help);
-            header = true;
-            sbuf_puts(b, d->name);
-            sbuf_putc(b, '{');
-            sbuf_add(b, labels[g].data, labels[g].len);
-            sbuf_puts(b, "} ");
-            prom_number(b, prom_raw(m, v) * d->factor);
-            sbuf_putc(b, '\n');
-        }
+    for (size_t r = 0; r < sizeof prom_dcgm_rows / sizeof prom_dcgm_rows[0]; r++)
+        prom_dcgm_family(b, rec, labels, &prom_dcgm_rows[r]);
+    for (int i = 0; i < GPM_COUNT; i++) {
+        const struct gpm_row *gr = &prom_dcgm_gpm[i];
+        enum metric_id id = (enum metric_id)(M_GPM_GR_ACTIVE + i);
+        if (gr->dcgm_name)
+            prom_dcgm_family(b, rec, labels,
+                             &(struct prom_dcgm_row){gr->dcgm_name, "gauge", id, gr->dcgm_scale, metric_table[id].help});
     }
     for (unsigned g = 0; g < rec->ngpus; g++)
         sbuf_free(&labels[g]);

@@ -64,8 +64,7 @@ static void sampler_jobs(struct sampler *s, uint64_t now)
 }
 
 static sampler_reader *const sampler_readers[METRIC_COUNT] = {
-#define SAMPLER_READER(id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader) \
-    [id] = sampler_read_##reader,
+#define SAMPLER_READER(id, reader, ...) [id] = sampler_read_##reader,
     METRIC_TABLE(SAMPLER_READER)
 #undef SAMPLER_READER
 };

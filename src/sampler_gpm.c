@@ -27,14 +27,7 @@
  * asks for metrics; only its first GPM_COUNT entries are ever written, so one page is touched. */
 static nvmlGpmMetricsGet_t sampler_gpm_req;
 
-static const unsigned sampler_gpm_ids[GPM_COUNT] = {
-#define GPM_ID_ROW(P, id, key, nvml_id, ...) nvml_id,
-    GPM_TABLE(GPM_ID_ROW, _)
-#undef GPM_ID_ROW
-};
-
-/* The position of metric row id in the GPM table: metrics.h expands the table in one run of rows. */
-_Static_assert(M_GPM_NVLINK_TX - M_GPM_GR_ACTIVE + 1 == GPM_COUNT, "the GPM rows are one run of the metric table");
+static const struct gpm_row sampler_gpm_rows[GPM_COUNT] = {GPM_TABLE(GPM_ROW_INIT, _)};
 
 static int sampler_gpm_slot(enum metric_id id)
 {
@@ -111,7 +104,7 @@ static void sampler_gpm_step(struct sampler_gpu *g, uint64_t tick)
     q->sample1 = m->base;
     q->sample2 = m->next;
     for (int i = 0; i < GPM_COUNT; i++)
-        q->metrics[i].metricId = sampler_gpm_ids[i];
+        q->metrics[i].metricId = sampler_gpm_rows[i].nvml_id;
     m->step_rc = nvml.nvmlGpmMetricsGet(q);
     /* the new sample is the next pair's base either way */
     nvmlGpmSample_t t = m->base;

@@ -30,11 +30,6 @@ struct util_stats {
 /* GPM of one GPU (sampler_gpm.c). Metrics come from a pair of samples at
  * least GPM_MIN_PAIR_NS apart: base (taken at base_ns) and the next one;
  * between pairs the latest results are repeated. */
-enum { GPM_COUNT =
-#define GPM_COUNT_ROW(P, id, ...) +1
-    GPM_TABLE(GPM_COUNT_ROW, _)
-#undef GPM_COUNT_ROW
-};
 struct sampler_gpm {
     nvmlReturn_t rc;            /* why GPM is unavailable (NVML code), or SUCCESS */
     nvmlGpmSample_t base, next;
@@ -127,8 +122,7 @@ struct read_ctx {
  * row whose reader column is NAME (sampler_read.c for GPU rows,
  * sampler_host.c for host rows, sampler_events.c for XIDs). */
 typedef void sampler_reader(const struct read_ctx *c, struct value *out);
-#define SAMPLER_READER_DECL(id, key, unit, kind, scope, cad, dec, pn, pt, ps, pl, help, reader) \
-    sampler_reader sampler_read_##reader;
+#define SAMPLER_READER_DECL(id, reader, ...) sampler_reader sampler_read_##reader;
 METRIC_TABLE(SAMPLER_READER_DECL)
 #undef SAMPLER_READER_DECL
 

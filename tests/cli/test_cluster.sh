@@ -15,9 +15,9 @@ need_prometheus
 
 # Agent mode and the remote-write receiver's flag came with Prometheus 2.32 and 2.33: an older one (2.24 in
 # Debian 11) checks the single server alone, and says so.
-agents=--agents on=central procs=13 answers=36
+agents=--agents on=central server=agent-1 procs=13 answers=36
 if ! prometheus --help 2>&1 | grep -q -- '--web.enable-remote-write-receiver'; then
-  agents="" on=single procs=10 answers=17
+  agents="" on=single server=single procs=10 answers=17
   echo "note: $(prometheus --version 2>&1 | head -1) has no agent mode (2.32) or remote-write receiver flag (2.33): the single server alone"
 fi
 out=$(timeout 150 "$PY" "$SRC/bench/cluster.py" --build "$BUILD" --nodes 4 --speed 20 --seconds 12 \
@@ -29,7 +29,7 @@ expect_match "figures: series per node" "$out" "^series per node: median [0-9]+"
 expect_match "the series budget at the defaults" "$out" "^ok: series at the defaults within the budget: "
 expect_match "figures: scrape duration" "$out" "^scrape duration \(single server, [0-9]+ scrapes of 4 targets\): p50 [0-9.]+ ms, p99 [0-9.]+ ms"
 expect_match "figures: exporter CPU and RSS" "$out" "^exporter RSS: mean [0-9.]+ MiB"
-expect_match "figures: each Prometheus" "$out" "^prometheus ${agents:+agent-1}${agents:-single} +RSS [0-9]+ MiB"
+expect_match "figures: each Prometheus" "$out" "^prometheus $server +RSS [0-9]+ MiB"
 expect_match "figures: rule evaluation" "$out" "^recording rules \(gpumon-cluster, [0-9]+ rules\) on $on: [0-9]+ evaluations"
 expect_match "figures: the cluster dashboard's queries" "$out" "^dashboard gpumon-cluster-dashboard.json on $on: [0-9]+ queries"
 expect_match "figures: against dcgm-exporter" "$out" "^  series: gpumon [0-9]+ \(defaults alone [0-9]+\) vs dcgm-exporter 200: "
