@@ -80,9 +80,16 @@ size=$(stat -c %s "$T/long.jsonl.zst")
 cp "$T/long.jsonl.zst" "$T/far.zst"
 printf '\377\377\377\377\377\377\377\377' | dd of="$T/far.zst" bs=1 seek=10000 conv=notrunc 2>/dev/null
 "$GPUMON" diagnose "$T/far.zst" > /dev/null 2> "$T/err"; expect_eq "damage at byte 10000: exit" "$?" 1
+# (or, where the damaged bytes still decode, as with zstd 1.4.8's blocks in Debian 11, the line they spoil:
+# one far into the log, not the first)
 range=$(sed -n 's/.*damaged between bytes \([0-9]*\) and \([0-9]*\).*/\1 \2/p' "$T/err")
-"$PY" -c 'import sys; a, b = map(int, sys.argv[1:3]); assert a <= 10000 < b and a > 0 and b - a <= 8192, (a, b)' $range \
-  && ok || fail "damage at byte 10000 placed at bytes '$range': $(cat "$T/err")"
+line=$(sed -n 's/.*far\.zst:\([0-9]*\): not JSON.*/\1/p' "$T/err")
+if [ -z "$range" ] && [ -n "$line" ]; then
+  [ "$line" -gt 20 ] && ok || fail "damage at byte 10000 decoded into line $line: $(cat "$T/err")"
+else
+  "$PY" -c 'import sys; a, b = map(int, sys.argv[1:3]); assert a <= 10000 < b and a > 0 and b - a <= 8192, (a, b)' $range \
+    && ok || fail "damage at byte 10000 placed at bytes '$range': $(cat "$T/err")"
+fi
 "$GPUMON" diagnose "$T" > /dev/null 2> "$T/err"; expect_eq "a directory: exit" "$?" 1
 expect_match "a directory: message" "$(cat "$T/err")" "is a directory"
 "$PY" -c 'import sys; sys.stdout.buffer.write(b"{" + b" " * 200_000_000)' 2>/dev/null |
