@@ -11,7 +11,8 @@ ring_writer.py DIR MODE
   sequence     34 processes one after another, 10 steps each (more than gpumon's 32 at once)
   wait-out     30 steps of 10 ms waiting and 10 ms computing, then a 0.6 s wait that ends in `o`
                (leaving the loop): not input wait; with RING_OWN=FILE, the share of its loop time
-               it spent waiting, as it measured it, goes to FILE (a sleep takes what the machine gives)
+               it spent waiting, as it measured it, goes to FILE (a sleep takes what the machine gives);
+               with RING_STEP=FILE, its mean step time in seconds, as it measured it
 Steps take 20 ms (10 ms waiting, 10 ms computing); the process stays alive SECONDS_ALIVE (env, default 1).
 """
 import os
@@ -135,6 +136,9 @@ def main():
         r.put("w", t=marks[-1][1])                   # (leaving the loop): not input wait
         time.sleep(0.6)
         r.put("o")
+        if os.environ.get("RING_STEP"):   # the 30 steps: from the first wait's start to the last's
+            with open(os.environ["RING_STEP"], "w") as f:
+                f.write("%.6f\n" % ((marks[-1][1] - marks[0][1]) / 30 / 1e9))
         if os.environ.get("RING_OWN"):
             spans = [(a[0], b[1] - a[1]) for a, b in zip(marks, marks[1:])]
             waited = sum(t for k, t in spans if k == "w")

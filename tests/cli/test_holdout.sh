@@ -8,10 +8,20 @@
 . "$(dirname "$0")/lib.sh"
 H="$SRC/tests/holdout"
 
-# record NAME SECONDS: SECONDS of tests/holdout/NAME.scn -> $T/NAME.jsonl
+# record NAME SECONDS: SECONDS of tests/holdout/NAME.scn -> $T/NAME.jsonl. The hold-out judges the rules
+# on the scenario's run, not on records a loaded machine took late: played 20x, a process kept off the
+# CPU for 0.2 s misses two records (4 s of the scenario), and such a gap just before a 13 s epoch stop
+# shortens the stop under pause.seconds. So a log with a gap of more than one missed record is
+# recorded again (at most three times; the last is judged whatever it holds, and says so).
 record() {
-  GPUMON_SIM_SPEED=20 "$GPUMON" watch --scenario "$H/$1.scn" --format jsonl --interval 2s --count $(($2 / 2)) \
-    > "$T/$1.jsonl" 2> "$T/$1.err" || fail "$1: watch failed: $(cat "$T/$1.err")"
+  local try gap
+  for try in 1 2 3; do
+    GPUMON_SIM_SPEED=20 "$GPUMON" watch --scenario "$H/$1.scn" --format jsonl --interval 2s --count $(($2 / 2)) \
+      > "$T/$1.jsonl" 2> "$T/$1.err" || { fail "$1: watch failed: $(cat "$T/$1.err")"; return; }
+    gap=$("$PY" "$H/holdout.py" gap "$T/$1.jsonl") || { fail "$1: gap: $gap"; return; }
+    "$PY" -c 'import sys; sys.exit(float(sys.argv[1]) > 3.5)' "$gap" && return
+    echo "note: $1: a gap of $gap s between records (try $try): recorded again" >&2
+  done
 }
 for spec in shard-stalls:400 gh200-checkpoint:460 dram-saturated:240 warmup-compile:360 eval-rank0:520 \
             input-cpu-hot:240 slow-link-allreduce:180 mig-a100:120 sweep-one-done:360 ddp-rank-died:360 \

@@ -7,6 +7,8 @@ host NAME LOG
     so every record's host figures are set to what the scenario's host would show, as a function of
     the scenario's time (from the first record) and of the scenario's own traces: `gpumon run`'s job
     figures where the scenario says what the job does, a quiet host elsewhere.
+gap LOG
+    Prints the longest time between two records of LOG, in seconds.
 check DIR EXPECT KNOWN
     Judges DIR/NAME.json (gpumon diagnose --format json, default window and thresholds) against the
     expectations in EXPECT, one per line: NAME GPUS CHECK [ARG...], GPUS as 0-3, 0,2 or 5:
@@ -135,6 +137,11 @@ def host(name: str, log: str) -> None:
             out.write(json.dumps(r, separators=(",", ":")) + "\n")
 
 
+def gap(log: str) -> None:
+    ts = [when(json.loads(line)["timestamp"]) for line in open(log) if line.strip()]
+    print("%.3f" % max((b - a for a, b in zip(ts, ts[1:])), default=0.0))
+
+
 def gpus(spec: str) -> List[int]:
     out: List[int] = []
     for part in spec.split(","):
@@ -219,6 +226,8 @@ def check(d: str, expect: str, known: str) -> int:
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "host":
         host(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "gap":
+        gap(sys.argv[2])
     elif len(sys.argv) == 5 and sys.argv[1] == "check":
         sys.exit(check(sys.argv[2], sys.argv[3], sys.argv[4]))
     else:
