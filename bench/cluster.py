@@ -723,7 +723,10 @@ def check_answers(cl, nodes, jobs, servers, user_label, t_up, si):
              for r in g["rules"] if r.get("alert") == "GpumonJobGPUsIdle"][0]["expr"]
     shares, tols, evals, spreads = {}, [], {}, {}
     for s in servers:
-        e = max(s.vector("timestamp(hpc_job:gpumon_gpus:sum)").values())
+        # The evaluation before the latest: the latest may still be under way when the answers are queried
+        # (its later rules not yet written, so a query at its time mixes its early rules with the previous
+        # evaluation's late ones: a loaded machine met it); an evaluation never starts before the last ends.
+        e = max(s.vector("timestamp(hpc_job:gpumon_gpus:sum)").values()) - si
         covered = S * min(300.0, e - t_up + si / 2)
         # A counter born during the run (a verdict that starts late) gains or loses up to a scrape interval's
         # worth in a rate, as the scrapes fall: so much of the covered time, twice, on top of 0.1.
