@@ -5,11 +5,13 @@
  * (a struct diag fed every record: the verdicts of `gpumon run`), the
  * history rings, the per-process SM shares (read by the sampler, as every
  * NVML value: no file of the module reads NVML) and the /proc memo
- * (top_proc.c); after each sample it publishes a whole snapshot under a
- * mutex held for a copy, and wakes the UI through an eventfd. The UI thread (top_ui.c: keys, signals,
- * modes; top_draw.c, top_detail.c, top_ptable.c, top_graph.c: screens;
- * top_term.c: the terminal) only ever copies snapshots, so a hung NVML call
- * freezes the data, never the screen, and the header shows the data's age.
+ * (top_proc.c); after each sample it publishes a whole snapshot by
+ * swapping buffers under a mutex held for the swap, and wakes the UI
+ * through an eventfd. The UI thread (top_ui.c: keys, signals, modes;
+ * top_draw.c, top_detail.c, top_ptable.c, top_graph.c: screens;
+ * top_term.c: the terminal) only ever takes published snapshots (its
+ * buffer swapped for the collector's), so a hung NVML call freezes the
+ * data, never the screen, and the header shows the data's age.
  */
 #ifndef GPUMON_TOP_H
 #define GPUMON_TOP_H
@@ -38,8 +40,16 @@ struct top_verdict {
     char evidence[640];
 };
 
+/* What the screens show of a GPU's record: its values and XIDs (its process list becomes the snapshot's rows). */
+struct top_gpu_rec {
+    unsigned int index;
+    struct value v[RECORD_MAX_METRICS];   /* indexed by enum metric_id */
+    unsigned int nxids;
+    struct record_xid xids[RECORD_MAX_XIDS];
+};
+
 struct top_gpu {
-    struct record_gpu rec;            /* the latest record's GPU */
+    struct top_gpu_rec rec;           /* the latest record's GPU */
     struct top_hist hist;
     bool have_stats;                  /* the rules judged it at least once */
     struct analyze_gpu_stats stats;   /* the window figures of the latest judgement */
@@ -75,8 +85,6 @@ struct top_snap {
 
 void top_snap_init(struct top_snap *s);
 void top_snap_free(struct top_snap *s);
-/* Copies src into dst (growing dst's arrays). */
-void top_snap_copy(struct top_snap *dst, const struct top_snap *src);
 
 /* ---- the collector (top_collect.c) ---- */
 
@@ -91,7 +99,8 @@ void top_collect_set_interval(struct top_collector *c, double interval_ms);
 double top_collect_interval(const struct top_collector *c);
 /* Tree mode wants the GPU processes' ancestors in the rows. */
 void top_collect_set_tree(struct top_collector *c, bool tree);
-/* Copies the latest snapshot into dst when it is newer than dst's; returns whether it did. */
+/* Takes the latest snapshot when it is newer than dst's: dst's buffers and the collector's are
+ * swapped, nothing is copied. Returns whether it did. */
 bool top_collect_take(struct top_collector *c, struct top_snap *dst);
 /* How long the sample in progress has taken, ns; 0 while none is. */
 uint64_t top_collect_busy_ns(const struct top_collector *c);
@@ -219,9 +228,9 @@ void top_draw_help(struct top_ui *ui);
 /* The status line: the prompt, a recent message or the key hints. */
 void top_draw_status(struct top_ui *ui);
 /* The GPU's name without "NVIDIA " (for narrow columns). */
-const char *top_short_name(const struct record_gpu *g);
-/* "lost" when the GPU fell off the bus. */
-bool top_gpu_lost(const struct record_gpu *g);
+const char *top_short_name(const struct top_gpu_rec *g);
+/* Whether the GPU of these values (a record's v[]) fell off the bus. */
+bool top_gpu_lost(const struct value *v);
 /* The style of a rule's severity. */
 enum top_style top_severity_style(int rule);
 

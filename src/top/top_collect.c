@@ -7,8 +7,10 @@
  * the mean of the samples it covers), reads the GPU processes' /proc
  * figures and per-process SM shares, and publishes the whole snapshot by
  * swapping two buffers under a mutex held for the swap alone. The UI
- * copies it out under the same mutex and never waits for NVML: the sample in progress is visible to it only
- * as a start time (top_collect_busy_ns). A collector stuck in NVML at exit
+ * takes it under the same mutex by swapping its own buffer in (three
+ * buffers go round, nothing is copied) and never waits for NVML: the
+ * sample in progress is visible to it only as a start time
+ * (top_collect_busy_ns). A collector stuck in NVML at exit
  * is left behind after a grace time, as serve's is.
  */
 #include <errno.h>
@@ -39,6 +41,7 @@ struct top_collector {
     struct top_collect_acc *acc;
     int *putil_rc;                    /* per GPU position: the latest answer on per-process shares */
     unsigned nhist, acc_samples;
+    uint64_t seq;                     /* snapshots built */
     int notify_fd;
     pthread_t thread;
     /* shared */
@@ -63,28 +66,9 @@ void top_snap_free(struct top_snap *s)
     memset(s, 0, sizeof *s);
 }
 
-void top_snap_copy(struct top_snap *dst, const struct top_snap *src)
+bool top_gpu_lost(const struct value *v)
 {
-    struct top_gpu *gpus = dst->gpus;
-    struct top_row *rows = dst->rows;
-    unsigned gcap = dst->gcap;
-    if (gcap < src->ngpus) {
-        gcap = src->ngpus;
-        gpus = xrealloc(gpus, gcap * sizeof *gpus);
-    }
-    *dst = *src;
-    dst->gpus = gpus;
-    dst->gcap = gcap;
-    dst->rows = rows;
-    if (src->ngpus)
-        memcpy(gpus, src->gpus, src->ngpus * sizeof *gpus);
-    if (src->nrows)
-        memcpy(rows, src->rows, src->nrows * sizeof *rows);
-}
-
-bool top_gpu_lost(const struct record_gpu *g)
-{
-    return metric_gpu_lost(g->v);
+    return metric_gpu_lost(v);
 }
 
 static double top_collect_num(const struct value *v)
@@ -184,7 +168,7 @@ static void top_collect_rows(struct top_collector *c, const struct record *rec, 
     for (unsigned g = 0; g < rec->ngpus; g++) {
         const struct record_gpu *rg = &rec->gpus[g];
         unsigned n = 0;
-        int rc = top_gpu_lost(rg) ? 15 : rg->nprocs == 0 ? -1
+        int rc = top_gpu_lost(rg->v) ? 15 : rg->nprocs == 0 ? -1
                                      : sampler_proc_util(c->sampler, g, pids, sms, RECORD_MAX_PROCS * 4, &n);
         if (rc != -1)
             c->putil_rc[g] = rc;   /* without processes the last answer stands */
@@ -247,7 +231,10 @@ static void top_collect_build(struct top_collector *c, const struct record *rec,
     const struct analyzer *an = diag_analyzer(c->diag);
     for (unsigned g = 0; g < rec->ngpus; g++) {
         struct top_gpu *tg = &s->gpus[g];
-        tg->rec = rec->gpus[g];
+        tg->rec.index = rec->gpus[g].index;   /* what the screens show: not the process list, which is the rows */
+        memcpy(tg->rec.v, rec->gpus[g].v, sizeof tg->rec.v);
+        tg->rec.nxids = rec->gpus[g].nxids;
+        memcpy(tg->rec.xids, rec->gpus[g].xids, tg->rec.nxids * sizeof tg->rec.xids[0]);
         tg->hist = c->hist[g];
         tg->nverdicts = 0;
         tg->have_stats = false;
@@ -288,7 +275,7 @@ static void *top_collect_main(void *arg)
         diag_feed(c->diag, &rec);
         top_collect_build(c, &rec, t0);
         pthread_mutex_lock(&c->mu);
-        c->work.gen = c->pub.gen + 1;
+        c->work.gen = ++c->seq;
         struct top_snap older = c->pub;
         c->pub = c->work;
         c->work = older;   /* rebuilt whole by the next sample */
@@ -353,8 +340,10 @@ bool top_collect_take(struct top_collector *c, struct top_snap *dst)
 {
     bool newer = false;
     pthread_mutex_lock(&c->mu);
-    if (c->pub.gen != dst->gen) {
-        top_snap_copy(dst, &c->pub);
+    if (c->pub.gen > dst->gen) {   /* dst's buffers become the collector's, rebuilt whole by a later sample */
+        struct top_snap mine = *dst;
+        *dst = c->pub;
+        c->pub = mine;
         newer = true;
     }
     pthread_mutex_unlock(&c->mu);

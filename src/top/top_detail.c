@@ -66,7 +66,7 @@ static void top_lines_printf(struct top_lines *l, enum top_style st, int indent,
 }
 
 /* A value with its unit and decimals, or its marker when not known. */
-static const char *top_dv(const struct record_gpu *g, enum metric_id m, char *buf, size_t len)
+static const char *top_dv(const struct top_gpu_rec *g, enum metric_id m, char *buf, size_t len)
 {
     const struct value *v = &g->v[m];
     char mark[32];
@@ -85,12 +85,12 @@ static const char *top_dv(const struct record_gpu *g, enum metric_id m, char *bu
 
 static void top_detail_values(struct top_lines *l, const struct top_gpu *tg)
 {
-    const struct record_gpu *g = &tg->rec;
+    const struct top_gpu_rec *g = &tg->rec;
     char a[64], b[64], c[64], d[64], e[64], f[64];
     top_lines_printf(l, TOP_ST_NORMAL, 2, "uuid %s  pci %s  driver %s  serial %s", top_dv(g, M_UUID, a, sizeof a),
                      top_dv(g, M_PCI_BUS_ID, b, sizeof b), top_dv(g, M_DRIVER_VERSION, c, sizeof c),
                      top_dv(g, M_SERIAL, d, sizeof d));
-    if (top_gpu_lost(g))
+    if (top_gpu_lost(g->v))
         top_lines_add(l, TOP_ST_CRIT, 2, "state: LOST: the GPU fell off the bus; NVML answers \"GPU is lost\"");
     top_lines_printf(l, TOP_ST_UTIL, 2, "utilization %s (sub-second samples since the previous record: %s to %s, "
                      "idle %s)  memory activity %s", top_dv(g, M_UTIL_GPU, a, sizeof a), top_dv(g, M_UTIL_MIN, b, sizeof b),

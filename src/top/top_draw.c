@@ -20,7 +20,7 @@
 #include "rules.h"
 #include "top.h"
 
-const char *top_short_name(const struct record_gpu *g)
+const char *top_short_name(const struct top_gpu_rec *g)
 {
     const struct value *v = &g->v[M_NAME];
     const char *s = v->state == VS_OK && v->u.s ? v->u.s : "?";
@@ -38,7 +38,7 @@ enum top_style top_severity_style(int rule)
 }
 
 /* The value as a number, NAN when it is not known. */
-static double top_v(const struct record_gpu *g, enum metric_id m)
+static double top_v(const struct top_gpu_rec *g, enum metric_id m)
 {
     const struct value *v = &g->v[m];
     if (v->state != VS_OK)
@@ -72,7 +72,7 @@ static enum top_style gc_name(const struct top_gpu *g, char *o, size_t n)
 
 static enum top_style gc_util(const struct top_gpu *g, char *o, size_t n)
 {
-    if (top_gpu_lost(&g->rec)) {
+    if (top_gpu_lost(g->rec.v)) {
         snprintf(o, n, "LOST");
         return TOP_ST_CRIT;
     }
