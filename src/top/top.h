@@ -134,6 +134,11 @@ int top_term_input_fd(void);
  * complete line goes to last (unchanged when none). Returns true when
  * there was one. */
 bool top_term_messages(char *last, size_t len);
+/* A frame: top_frame_begin, then the top_put* and top_fill calls, then top_frame_end hands curses the
+ * lines whose calls differ from the previous frame's (each cleared first; every line after a resize or
+ * top_term_open), and the caller refreshes. Lines not drawn are blank. */
+void top_frame_begin(void);
+void top_frame_end(void);
 /* Draws s at (y, x), at most w columns (UTF-8 aware; control bytes as '?'), in style st. Returns columns used. */
 int top_put(int y, int x, int w, const char *s, enum top_style st);
 /* Draws w graph cells of levels lv (eighths of a cell, 0-8) at (y, x): blocks

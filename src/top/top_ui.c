@@ -242,7 +242,7 @@ static bool top_ui_key(struct top_ui *ui, struct top_collector *c, int ch)
 
 static void top_ui_draw(struct top_ui *ui)
 {
-    erase();
+    top_frame_begin();
     if (COLS < TOP_MIN_COLS || LINES < TOP_MIN_ROWS) {
         char need[48], have[48];
         snprintf(need, sizeof need, "needs %dx%d or more,", TOP_MIN_COLS, TOP_MIN_ROWS);
@@ -258,6 +258,7 @@ static void top_ui_draw(struct top_ui *ui)
     } else {
         top_draw_main(ui);
     }
+    top_frame_end();
     refresh();
 }
 
