@@ -130,6 +130,8 @@ bool top_term_utf8(void);
 void top_term_resize(void);
 /* The descriptor that becomes readable on a key. */
 int top_term_input_fd(void);
+/* The descriptor that becomes readable on a message to standard error; -1 when it is not held. */
+int top_term_message_fd(void);
 /* Drains standard error written since the previous call; the latest
  * complete line goes to last (unchanged when none). Returns true when
  * there was one. */
@@ -232,6 +234,8 @@ void top_draw_detail(struct top_ui *ui);
 void top_draw_help(struct top_ui *ui);
 /* The status line: the prompt, a recent message or the key hints. */
 void top_draw_status(struct top_ui *ui);
+/* s into o (n bytes), cut to fit: snprintf's "%s" without its cost. */
+void top_copy(char *o, size_t n, const char *s);
 /* The GPU's name without "NVIDIA " (for narrow columns). */
 const char *top_short_name(const struct top_gpu_rec *g);
 /* Whether the GPU of these values (a record's v[]) fell off the bus. */

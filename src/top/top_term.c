@@ -228,6 +228,11 @@ int top_term_input_fd(void)
     return STDIN_FILENO;
 }
 
+int top_term_message_fd(void)
+{
+    return top_term.pipe_r;
+}
+
 bool top_term_messages(char *last, size_t len)
 {
     char buf[4096];
