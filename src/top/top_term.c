@@ -138,8 +138,8 @@ static bool top_term_take_stderr(void)
 
 int top_term_open(char *why, size_t len)
 {
-    setlocale(LC_ALL, "");
-    setlocale(LC_NUMERIC, "C");   /* numbers keep their point whatever the locale */
+    setlocale(LC_CTYPE, "");   /* the terminal's characters; the rest stays C (numbers keep their point,
+                                  * messages their words), and no other category's files are mapped */
     top_term.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
     top_term_take_stderr();
     if (!top_term.hooked) {
