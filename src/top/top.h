@@ -28,6 +28,8 @@
 
 #define TOP_HIST 512             /* history points per series: one per max(interval, 1 s) */
 enum top_series { TOP_S_UTIL, TOP_S_SM, TOP_S_MEM, TOP_S_POWER, TOP_S_COUNT };   /* all in % */
+/* A GPU's history. Not part of a snapshot: the collector keeps the rings, and the UI its own copy,
+ * brought up to date with the points added since (a point a second) when it takes a snapshot. */
 struct top_hist {
     float v[TOP_S_COUNT][TOP_HIST];   /* NAN where unknown */
     unsigned n;                       /* points pushed so far; the newest is at (n - 1) % TOP_HIST */
@@ -37,7 +39,7 @@ struct top_hist {
 struct top_verdict {
     int rule;                         /* index into rule_table */
     double held_s;                    /* how long it has held */
-    char evidence[640];
+    unsigned evidence;                /* offset of its evidence in the snapshot's text */
 };
 
 /* What the screens show of a GPU's record: its values and XIDs (its process list becomes the snapshot's rows). */
@@ -50,7 +52,7 @@ struct top_gpu_rec {
 
 struct top_gpu {
     struct top_gpu_rec rec;           /* the latest record's GPU */
-    struct top_hist hist;
+    const struct top_hist *hist;      /* in the UI's copy of the rings (set when the UI takes the snapshot) */
     bool have_stats;                  /* the rules judged it at least once */
     struct analyze_gpu_stats stats;   /* the window figures of the latest judgement */
     unsigned nverdicts;
@@ -81,10 +83,26 @@ struct top_snap {
     bool putil_any;                   /* some GPU answers per-process SM shares */
     unsigned nrows;
     struct top_row *rows;             /* TOP_MAX_ROWS, owned */
+    char *text;                       /* the verdicts' evidence, each NUL-terminated (owned) */
+    size_t ntext, text_cap;
 };
 
 void top_snap_init(struct top_snap *s);
 void top_snap_free(struct top_snap *s);
+
+/* Rounding of a finite x >= 0 without libm, whose pages each function maps (fault-around: 64 kB a
+ * call site's neighbourhood): to the nearest integer with halves to even, as nearbyint and printf
+ * round, and with halves away from zero, as lround. */
+static inline double top_round_even(double x)
+{
+    return x < 0x1p52 ? (x + 0x1p52) - 0x1p52 : x;
+}
+
+static inline long top_round_away(double x)
+{
+    long t = (long)x;   /* x - t is exact: the fraction of a double */
+    return x - (double)t >= 0.5 ? t + 1 : t;
+}
 
 /* ---- the collector (top_collect.c) ---- */
 
@@ -100,8 +118,9 @@ double top_collect_interval(const struct top_collector *c);
 /* Tree mode wants the GPU processes' ancestors in the rows. */
 void top_collect_set_tree(struct top_collector *c, bool tree);
 /* Takes the latest snapshot when it is newer than dst's: dst's buffers and the collector's are
- * swapped, nothing is copied. Returns whether it did. */
-bool top_collect_take(struct top_collector *c, struct top_snap *dst);
+ * swapped, nothing is copied; the history rings *hist (*nhist of them, the caller's, grown here)
+ * get the points added since, and dst's GPUs point into them. Returns whether it did. */
+bool top_collect_take(struct top_collector *c, struct top_snap *dst, struct top_hist **hist, unsigned *nhist);
 /* How long the sample in progress has taken, ns; 0 while none is. */
 uint64_t top_collect_busy_ns(const struct top_collector *c);
 /* Stops and frees the collector. Returns false when it is stuck in an
@@ -182,6 +201,8 @@ struct top_shown {
 
 struct top_ui {
     struct top_snap view;             /* what is shown (kept while paused) */
+    struct top_hist *hist;            /* the history of view's GPUs, by position */
+    unsigned nhist;
     double interval_ms;
     uint64_t now_ns;                  /* util_mono_ns() of this frame */
     uint64_t busy_ns;                 /* the collector's sample in progress, ns */

@@ -37,7 +37,9 @@ struct top_collector {
     struct diag *diag;
     struct top_proc_cache *procs;
     struct top_snap work;             /* built here, then swapped with pub */
-    struct top_hist *hist;            /* per GPU position */
+    struct top_hist *hist;            /* per GPU position; changed under mu only (the UI copies from it) */
+    float (*point)[TOP_S_COUNT];      /* per GPU position: the point the next publication pushes */
+    bool push;                        /* whether it does */
     struct top_collect_acc *acc;
     int *putil_rc;                    /* per GPU position: the latest answer on per-process shares */
     unsigned nhist, acc_samples;
@@ -63,6 +65,7 @@ void top_snap_free(struct top_snap *s)
 {
     free(s->gpus);
     free(s->rows);
+    free(s->text);
     memset(s, 0, sizeof *s);
 }
 
@@ -98,17 +101,20 @@ static void top_collect_values(const struct record_gpu *g, double out[TOP_S_COUN
 static void top_collect_history(struct top_collector *c, const struct record *rec)
 {
     if (c->nhist < rec->ngpus) {
+        pthread_mutex_lock(&c->mu);   /* the UI reads the rings under it */
         c->hist = xrealloc(c->hist, rec->ngpus * sizeof *c->hist);
+        memset(c->hist + c->nhist, 0, (rec->ngpus - c->nhist) * sizeof *c->hist);
+        pthread_mutex_unlock(&c->mu);
+        c->point = xrealloc(c->point, rec->ngpus * sizeof *c->point);
         c->acc = xrealloc(c->acc, rec->ngpus * sizeof *c->acc);
         c->putil_rc = xrealloc(c->putil_rc, rec->ngpus * sizeof *c->putil_rc);
-        memset(c->hist + c->nhist, 0, (rec->ngpus - c->nhist) * sizeof *c->hist);
         memset(c->acc + c->nhist, 0, (rec->ngpus - c->nhist) * sizeof *c->acc);
         for (unsigned g = c->nhist; g < rec->ngpus; g++)
             c->putil_rc[g] = -1;
         c->nhist = rec->ngpus;
     }
     double step_ms = (double)atomic_load(&c->step_ns) / 1e6;
-    unsigned per = step_ms >= 1000 ? 1 : (unsigned)lround(1000.0 / step_ms);
+    unsigned per = step_ms >= 1000 ? 1 : (unsigned)top_round_away(1000.0 / step_ms);
     bool push = ++c->acc_samples >= per;
     for (unsigned g = 0; g < rec->ngpus; g++) {
         double v[TOP_S_COUNT];
@@ -119,19 +125,31 @@ static void top_collect_history(struct top_collector *c, const struct record *re
                 a->sum[s] += v[s], a->n[s]++;
         if (!push)
             continue;
-        struct top_hist *h = &c->hist[g];
         for (int s = 0; s < TOP_S_COUNT; s++)
-            h->v[s][h->n % TOP_HIST] = a->n[s] ? (float)(a->sum[s] / a->n[s]) : NAN;
-        h->n++;
+            c->point[g][s] = a->n[s] ? (float)(a->sum[s] / a->n[s]) : NAN;
         memset(a, 0, sizeof *a);
     }
+    c->push = push;
     if (push)
         c->acc_samples = 0;
     c->work.hist_step_s = step_ms >= 1000 ? step_ms / 1000 : per * step_ms / 1000;
 }
 
+/* Appends s (NUL-terminated) to the snapshot's text; returns its offset. */
+static unsigned top_collect_text(struct top_snap *s, const char *t)
+{
+    size_t n = strlen(t) + 1;
+    if (s->ntext + n > s->text_cap) {
+        s->text_cap = (s->ntext + n) * 2;
+        s->text = xrealloc(s->text, s->text_cap);
+    }
+    memcpy(s->text + s->ntext, t, n);
+    s->ntext += n;
+    return (unsigned)(s->ntext - n);
+}
+
 /* The active verdicts of the analyzer's i-th GPU, most severe first. */
-static void top_collect_verdicts(const struct diag *d, unsigned i, struct top_gpu *out)
+static void top_collect_verdicts(const struct diag *d, unsigned i, struct top_snap *s, struct top_gpu *out)
 {
     out->nverdicts = 0;
     for (int sev = SEV_CRITICAL; sev >= SEV_OK; sev--)
@@ -142,7 +160,7 @@ static void top_collect_verdicts(const struct diag *d, unsigned i, struct top_gp
             struct top_verdict *tv = &out->verdicts[out->nverdicts++];
             tv->rule = r;
             tv->held_s = v->active_s;
-            snprintf(tv->evidence, sizeof tv->evidence, "%s", v->evidence);
+            tv->evidence = top_collect_text(s, v->evidence);
         }
     const struct analyze_gpu_stats *st = diag_stats(d, i);
     out->have_stats = st != NULL;
@@ -227,6 +245,7 @@ static void top_collect_build(struct top_collector *c, const struct record *rec,
         s->gcap = rec->ngpus;
     }
     s->ngpus = rec->ngpus;
+    s->ntext = 0;
     top_collect_history(c, rec);
     const struct analyzer *an = diag_analyzer(c->diag);
     for (unsigned g = 0; g < rec->ngpus; g++) {
@@ -235,13 +254,13 @@ static void top_collect_build(struct top_collector *c, const struct record *rec,
         memcpy(tg->rec.v, rec->gpus[g].v, sizeof tg->rec.v);
         tg->rec.nxids = rec->gpus[g].nxids;
         memcpy(tg->rec.xids, rec->gpus[g].xids, tg->rec.nxids * sizeof tg->rec.xids[0]);
-        tg->hist = c->hist[g];
+        tg->hist = NULL;
         tg->nverdicts = 0;
         tg->have_stats = false;
         tg->cause = -1;
         for (unsigned i = 0; i < analyze_ngpus(an); i++)
             if (analyze_gpu_index(an, i) == rec->gpus[g].index) {   /* the latest GPU of the index wins */
-                top_collect_verdicts(c->diag, i, tg);
+                top_collect_verdicts(c->diag, i, s, tg);
                 if (i < ledger_ngpus(diag_ledger(c->diag)))
                     tg->cause = (int)ledger_recent_cause(diag_ledger(c->diag), i);
             }
@@ -275,6 +294,12 @@ static void *top_collect_main(void *arg)
         diag_feed(c->diag, &rec);
         top_collect_build(c, &rec, t0);
         pthread_mutex_lock(&c->mu);
+        for (unsigned g = 0; c->push && g < c->nhist && g < rec.ngpus; g++) {
+            struct top_hist *h = &c->hist[g];
+            for (int s = 0; s < TOP_S_COUNT; s++)
+                h->v[s][h->n % TOP_HIST] = c->point[g][s];
+            h->n++;
+        }
         c->work.gen = ++c->seq;
         struct top_snap older = c->pub;
         c->pub = c->work;
@@ -336,7 +361,7 @@ void top_collect_set_tree(struct top_collector *c, bool tree)
     atomic_store(&c->tree, tree);
 }
 
-bool top_collect_take(struct top_collector *c, struct top_snap *dst)
+bool top_collect_take(struct top_collector *c, struct top_snap *dst, struct top_hist **hist, unsigned *nhist)
 {
     bool newer = false;
     pthread_mutex_lock(&c->mu);
@@ -345,6 +370,22 @@ bool top_collect_take(struct top_collector *c, struct top_snap *dst)
         *dst = c->pub;
         c->pub = mine;
         newer = true;
+        if (*nhist < c->nhist) {
+            *hist = xrealloc(*hist, c->nhist * sizeof **hist);
+            memset(*hist + *nhist, 0, (c->nhist - *nhist) * sizeof **hist);
+            *nhist = c->nhist;
+        }
+        for (unsigned g = 0; g < c->nhist; g++) {   /* the points added since: one a second, usually */
+            struct top_hist *to = &(*hist)[g];
+            const struct top_hist *from = &c->hist[g];
+            if (from->n - to->n >= TOP_HIST || from->n < to->n)
+                memcpy(to, from, sizeof *to);
+            for (; to->n < from->n; to->n++)
+                for (int s = 0; s < TOP_S_COUNT; s++)
+                    to->v[s][to->n % TOP_HIST] = from->v[s][to->n % TOP_HIST];
+        }
+        for (unsigned g = 0; g < dst->ngpus; g++)
+            dst->gpus[g].hist = g < *nhist ? &(*hist)[g] : NULL;
     }
     pthread_mutex_unlock(&c->mu);
     return newer;
@@ -377,6 +418,7 @@ bool top_collect_stop(struct top_collector *c, double grace_s)
     top_snap_free(&c->work);
     top_snap_free(&c->pub);
     free(c->hist);
+    free(c->point);
     free(c->acc);
     free(c->putil_rc);
     pthread_mutex_destroy(&c->mu);

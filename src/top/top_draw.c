@@ -48,17 +48,17 @@ static double top_v(const struct top_gpu_rec *g, enum metric_id m)
 
 /* Numbers without printf, whose multi-precision path costs about a thousand instructions a number (a
  * frame formats a hundred): top_d0 writes "%.0f" of a finite v as printf does (the nearest integer, ties
- * to even: nearbyint rounds alike; -0 for a negative v that rounds to zero) at o, which has room for 24
- * bytes, and returns the end; top_cell copies the text between t and e into o (n bytes). */
+ * to even; -0 for a negative v that rounds to zero) at o, which has room for 24 bytes, and returns the
+ * end; top_cell copies the text between t and e into o (n bytes). */
 static char *top_d0(char *o, double v)
 {
-    double r = nearbyint(v);
-    if (!(fabs(r) < 1e15))
+    double r = top_round_even(fabs(v));
+    if (!(r < 1e15))
         return o + snprintf(o, 24, "%.0f", v);
-    unsigned long long u = (unsigned long long)fabs(r);
+    unsigned long long u = (unsigned long long)r;
     char d[24];
     int k = 0;
-    if (signbit(r))
+    if (signbit(v))
         *o++ = '-';
     do
         d[k++] = (char)('0' + u % 10);
@@ -372,7 +372,7 @@ static void top_draw_gpus(struct top_ui *ui, int y0, int rows)
             if (!on[i])
                 continue;
             if (!top_gcols[i].cell) {
-                top_graph_spark(y, x, spark_w, &g->hist, TOP_S_UTIL, 1, sel ? row_st : TOP_ST_UTIL);
+                top_graph_spark(y, x, spark_w, g->hist, TOP_S_UTIL, 1, sel ? row_st : TOP_ST_UTIL);
                 x += spark_w + 1;
                 continue;
             }
@@ -406,23 +406,23 @@ static void top_draw_history(struct top_ui *ui, int y0, int rows)
     const struct top_gpu *g = &ui->view.gpus[ui->sel_gpu];
     int pick[4], n = 0;
     for (int i = 0; i < 4; i++)
-        if (top_graph_known(&g->hist, series[i].s) || series[i].s == TOP_S_UTIL)
+        if (top_graph_known(g->hist, series[i].s) || series[i].s == TOP_S_UTIL)
             pick[n++] = i;
     int fit = COLS / 40 < 1 ? 1 : COLS / 40;
     n = n < fit ? n : fit;
     int w = (COLS - (n - 1)) / n;
-    unsigned per = top_graph_per(&g->hist, w), avail = g->hist.n < TOP_HIST ? g->hist.n : TOP_HIST;
+    unsigned per = top_graph_per(g->hist, w), avail = g->hist->n < TOP_HIST ? g->hist->n : TOP_HIST;
     double span = (double)(avail < per * (unsigned)w ? avail : per * (unsigned)w) * ui->view.hist_step_s;
     for (int k = 0; k < n; k++) {
         int x = k * (w + 1);
         char title[128];
-        float last = g->hist.n ? g->hist.v[series[pick[k]].s][(g->hist.n - 1) % TOP_HIST] : NAN;
+        float last = g->hist->n ? g->hist->v[series[pick[k]].s][(g->hist->n - 1) % TOP_HIST] : NAN;
         char now[16];
         top_pct(now, sizeof now, last);
         snprintf(title, sizeof title, "GPU %u %s %s, last %.0f %s", g->rec.index, series[pick[k]].name, now,
                  span >= 120 ? span / 60 : span, span >= 120 ? "min" : "s");
         top_put(y0, x, w, title, TOP_ST_MARK);
-        top_graph_area(y0 + 1, x, w, rows, &g->hist, series[pick[k]].s, per, series[pick[k]].st);
+        top_graph_area(y0 + 1, x, w, rows, g->hist, series[pick[k]].s, per, series[pick[k]].st);
     }
 }
 

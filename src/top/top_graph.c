@@ -46,7 +46,7 @@ static int top_graph_total(double v, int rows)
     if (!isfinite(v))
         return -1;
     v = v < 0 ? 0 : v > 100 ? 100 : v;
-    int total = (int)lround(v / 100.0 * rows * 8);
+    int total = (int)top_round_away(v / 100.0 * rows * 8);
     return total <= 0 && v > 0 ? 1 : total;   /* a little is not nothing */
 }
 

@@ -334,7 +334,7 @@ int top_ui_run(struct top_collector *c, int notify_fd, const int *sigs, double i
         uint64_t junk;
         if (ready & TOP_UI_SNAP && read(notify_fd, &junk, sizeof junk) < 0)
             junk = 0;   /* read already (EAGAIN): the snapshot is taken below either way */
-        if (!ui->paused && top_collect_take(c, &ui->view)) {
+        if (!ui->paused && top_collect_take(c, &ui->view, &ui->hist, &ui->nhist)) {
             dirty = true;
             if (ui->sel_gpu >= ui->view.ngpus)
                 ui->sel_gpu = ui->view.ngpus ? ui->view.ngpus - 1 : 0;
@@ -381,6 +381,7 @@ out:
         close(sfd);
     top_proc_free(pc);
     top_snap_free(&ui->view);
+    free(ui->hist);
     free(ui);
     return EXIT_OK;
 }
