@@ -44,7 +44,7 @@
 
 static struct {
     SCREEN *scr;
-    bool active, utf8, color, hooked;
+    bool active, utf8, color, hooked, hidden;   /* hidden: the cursor is (curs_set(0) worked) */
     int saved_err, pipe_r;
     char held[TOP_TERM_HELD];
     size_t nheld, lost;
@@ -65,6 +65,7 @@ static struct {
     struct top_ops *cur, *prev;
     int nlines, ncols;                /* the size they are for */
     bool all;                         /* every line to curses at the next frame's end */
+    int cy, cx;                       /* where curses leaves its cursor after the frame's last call */
 } top_frame;
 
 /* fg, bg (-1: the terminal's default), attributes with colour, attributes without. */
@@ -167,8 +168,10 @@ int top_term_open(char *why, size_t len)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     typeahead(-1);   /* a frame goes out whole, in one write, without polling the keyboard in between */
-    curs_set(0);
-    leaveok(stdscr, TRUE);   /* no cursor is shown: none is moved back after a frame */
+    top_term.hidden = curs_set(0) != ERR;
+    if (top_term.hidden)
+        leaveok(stdscr, TRUE);   /* the cursor is hidden: not moved back after a frame (where it can't be
+                                  * hidden, e.g. vt100, it is put where the frame's last drawing left it) */
     top_term_colors();
     /* ncurses 6.4 flushes at each cursor move (a write per changed piece of the screen) while the screen
      * is in its initial state, which only an end and a resume leave: before the first frame (which clears
@@ -428,6 +431,8 @@ void top_frame_end(void)
         *p = t;
     }
     top_frame.all = false;
+    if (!top_term.hidden)
+        move(top_frame.cy, top_frame.cx);
 }
 
 int top_put(int y, int x, int w, const char *s, enum top_style st)
@@ -447,6 +452,7 @@ int top_put(int y, int x, int w, const char *s, enum top_style st)
     }
     if (!*p || n == w || n == (int)sizeof cells) {
         top_op_add(y, TOP_OP_TEXT, st, x, cells, (size_t)n);
+        top_frame.cy = y, top_frame.cx = x;   /* a cell string leaves the cursor where it starts */
         return n;
     }
     /* UTF-8 text: curses decodes it */
@@ -454,6 +460,7 @@ int top_put(int y, int x, int w, const char *s, enum top_style st)
     size_t len;
     int cols = top_term_clip(s, w, buf, sizeof buf, &len);
     top_op_add(y, TOP_OP_UTF8, st, x, buf, len);
+    top_frame.cy = y, top_frame.cx = x + cols < COLS ? x + cols : COLS - 1;   /* text moves it on */
     return cols;
 }
 
@@ -463,8 +470,16 @@ void top_put_levels(int y, int x, const unsigned char *lv, int w, enum top_style
         return;
     if (x + w > COLS)
         w = COLS - x;
-    if (w > 0)
-        top_op_add(y, TOP_OP_LEVELS, st, x, lv, (size_t)w);
+    if (w <= 0)
+        return;
+    top_op_add(y, TOP_OP_LEVELS, st, x, lv, (size_t)w);
+    int i = w - 1;   /* the start of the last run of cells drawn */
+    while (i >= 0 && !lv[i])
+        i--;
+    while (i > 0 && lv[i - 1])
+        i--;
+    if (i >= 0)
+        top_frame.cy = y, top_frame.cx = x + i;
 }
 
 void top_put_right(int y, int x, int w, const char *s, enum top_style st)
@@ -482,4 +497,5 @@ void top_fill(int y, int x, int w, enum top_style st)
     if (x + w > COLS)
         w = COLS - x;
     top_op_add(y, TOP_OP_FILL, st, x, NULL, (size_t)w);
+    top_frame.cy = y, top_frame.cx = x;
 }
