@@ -378,10 +378,13 @@ static void top_levels_draw(int y, int x, const unsigned char *lv, int w, enum t
         if (i == start)
             break;
         if (top_term.utf8) {
-            cchar_t run[512];
-            for (int k = start; k < i; k++)
-                run[k - start] = blocks[st][lv[k] > 8 ? 8 : lv[k]];
-            mvadd_wchnstr(y, x + start, run, i - start);
+            cchar_t run[64];   /* in pieces: a cell is 28 bytes, and the stack is memory too */
+            for (int k = start; k < i; k += 64) {
+                int m = i - k < 64 ? i - k : 64;
+                for (int j = 0; j < m; j++)
+                    run[j] = blocks[st][lv[k + j] > 8 ? 8 : lv[k + j]];
+                mvadd_wchnstr(y, x + k, run, m);
+            }
         } else {
             for (int k = start; k < i; k++)
                 cells[k - start] = (chtype)(unsigned char)ascii[lv[k] > 8 ? 8 : lv[k]] | a;
@@ -473,19 +476,25 @@ void top_put_levels(int y, int x, const unsigned char *lv, int w, enum top_style
     if (w <= 0)
         return;
     top_op_add(y, TOP_OP_LEVELS, st, x, lv, (size_t)w);
-    int i = w - 1;   /* the start of the last run of cells drawn */
-    while (i >= 0 && !lv[i])
+    int end = w - 1, i;   /* the start of the last piece of the last run of cells drawn */
+    while (end >= 0 && !lv[end])
+        end--;
+    for (i = end; i > 0 && lv[i - 1];)
         i--;
-    while (i > 0 && lv[i - 1])
-        i--;
-    if (i >= 0)
-        top_frame.cy = y, top_frame.cx = x + i;
+    if (end >= 0)
+        top_frame.cy = y, top_frame.cx = x + i + (end - i) / (top_term.utf8 ? 64 : 512) * (top_term.utf8 ? 64 : 512);
 }
 
 void top_put_right(int y, int x, int w, const char *s, enum top_style st)
 {
+    size_t n = 0;
+    while (s[n] && (unsigned char)s[n] < 0x80 && n < 512)
+        n++;
+    if (!s[n] && (int)n <= w) {   /* short ASCII (every cell of the GPU line): its length is its width */
+        top_put(y, x + w - (int)n, (int)n, s, st);
+        return;
+    }
     char buf[1024];
-    size_t n;
     int cols = top_term_clip(s, w, buf, sizeof buf, &n);
     top_put(y, x + w - cols, cols, buf, st);
 }
