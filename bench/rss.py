@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """rss.py: peak resident memory of gpumon's commands on 8 simulated H200s,
 against nvtop showing the same GPUs through the same simulated NVML, in the
-same run: `gpumon query` (one answer) against `nvtop -s` (one snapshot), and
+same run: `gpumon query` (one answer) against `nvtop -s` (one snapshot),
 `gpumon watch` (text, 100 ms, for 3 s) against `nvtop -l` (its loop, 100 ms,
-for 3 s). `gpumon serve` is measured too: it loads the exporter module
-(libmicrohttpd, GnuTLS and their dependencies) that the other commands no
-longer map. Each figure is the median of 11 runs (ASLR moves the
-kernel's 64 KiB fault-around windows, so single runs vary by about 5%) (GNU time's %M).
+for 3 s), and `gpumon top` (every second) against nvtop's own screen
+(`nvtop -d 10`, every second), each full-screen program in a 200x50 tmux
+pane for 4 s, then quit with q as a user would (needs tmux). `gpumon serve`
+is measured too: it loads the exporter module (libmicrohttpd, GnuTLS and
+their dependencies) that the other commands no longer map. Each figure is
+the median of 11 runs, the tools alternating (ASLR moves the kernel's 64 KiB
+fault-around windows, so single runs vary by about 5%) (GNU time's %M).
 
 nvtop is taken from $NVTOP, else from PATH; without it the table says so and
 the ratios are against serve. Usage: bench/rss.py [BUILD_DIR]   (default: build)
@@ -53,6 +56,38 @@ def median(args, **kw):
     return statistics.median(peak_rss(args, **kw) for _ in range(RUNS))
 
 
+def pane_peak_rss(args, seconds=4.0):
+    """Peak RSS in KiB of a full-screen program in a 200x50 tmux pane: run for `seconds`, then q."""
+    d = tempfile.mkdtemp(prefix="gpumon-rss-")
+    sock, out = os.path.join(d, "tmux.sock"), os.path.join(d, "peak")
+    tmux = ["tmux", "-S", sock, "-f", "/dev/null"]
+    names = ("GPUMON_SIM_SCENARIO", "LD_LIBRARY_PATH")
+    cmd = "exec env %s LANG=C.UTF-8 /usr/bin/time -f %%M -o %s %s" % (
+        " ".join("%s=%s" % (k, env[k]) for k in names), out, " ".join(subprocess.list2cmdline([a]) for a in args))
+    try:
+        subprocess.run(tmux + ["new-session", "-d", "-x", "200", "-y", "50", cmd], check=True)
+        time.sleep(seconds)
+        subprocess.run(tmux + ["send-keys", "q"], check=True)
+        deadline = time.monotonic() + 10
+        while not (os.path.exists(out) and os.path.getsize(out)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with open(out) as f:
+            return int(f.read().split()[-1])
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def median_pair(a, b):
+    """Medians of pane_peak_rss over RUNS runs of a and b, alternating (b is None: a alone)."""
+    xs, ys = [], []
+    for _ in range(RUNS):
+        xs.append(pane_peak_rss(a))
+        if b:
+            ys.append(pane_peak_rss(b))
+    return statistics.median(xs), statistics.median(ys) if ys else None
+
+
 def main():
     if not os.path.exists(gpumon):
         sys.exit("build gpumon first (cmake --build %s)" % build)
@@ -66,6 +101,12 @@ def main():
          median([gpumon, "watch", "--interval", "100ms"] + nv, seconds=3), "nvtop -l (its loop, 100 ms, 3 s)",
          median([nvtop, "-l", "-d", "1"], seconds=3) if nvtop else None),
     ]
+    if os.path.exists(os.path.join(build, "gpumon-top.so")) and shutil.which("tmux"):
+        top, nvtop_screen = median_pair([gpumon, "top", "--interval", "1s"] + nv, [nvtop, "-d", "10"] if nvtop else None)
+        rows.append(("gpumon top (every second, 200x50 pane, 4 s)", top,
+                     "nvtop (its screen, every second, 200x50 pane, 4 s)", nvtop_screen))
+    else:
+        print("(gpumon top not measured: it needs its module, gpumon-top.so, and tmux)")
     serve = median([gpumon, "serve", "--web.listen-address", "127.0.0.1:0", "--interval", "100ms"] + nv,
                    seconds=1, ready="serving")
     print("peak RSS, median of %d runs, 8 simulated H200 (%s)" % (RUNS, os.path.basename(scenario)))

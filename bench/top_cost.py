@@ -19,14 +19,17 @@ nvtop is taken from $NVTOP, else from PATH (build it from its source with
 NVIDIA support only); `gpumon watch` printing its text every second in the
 same kind of pane is measured too, for reference (the same sampler without a
 screen). Without nvtop, watch is the baseline. Each figure is the median of
-RUNS runs (default 3), tools alternating. Needs tmux.
-Usage: bench/top_cost.py [BUILD_DIR] [SECONDS] [RUNS]   (default: build 10 3)
+RUNS runs (default 5), tools alternating. Needs tmux. The last row is what
+top costs beyond that sampler: its CPU per second less watch's, against
+nvtop's (the sampler and the simulated NVML it calls are shared with watch,
+run and serve; the screen, the rules and the history are top's).
+Usage: bench/top_cost.py [BUILD_DIR] [SECONDS] [RUNS]   (default: build 10 5)
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
 build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 10.0
-runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+runs = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 here = os.path.dirname(os.path.abspath(__file__))
 gpumon = os.path.join(build, "gpumon")
 sim = os.path.join(build, "sim", "libnvidia-ml.so.1")
@@ -151,6 +154,9 @@ def main():
         print("| reference: gpumon watch (text, every second), same sampler | %.2f ms (%.0f) | | |"
               % (cpu(w, "all"), wake(w, "all")))
         print("| of which the sampler's reader thread | %.2f ms (%.0f) | | |" % (cpu(w, "readers"), wake(w, "readers")))
+        own = cpu(a, "all") - cpu(w, "all")
+        print("| top beyond the sampler (top less watch: screen, rules, history) | %.2f ms | %.2f ms | %.2fx |"
+              % (own, cpu(b, "all"), own / cpu(b, "all")))
     else:
         print("(nvtop not found: set NVTOP=/path/to/nvtop to compare with it)")
 

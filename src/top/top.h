@@ -5,11 +5,13 @@
  * (a struct diag fed every record: the verdicts of `gpumon run`), the
  * history rings, the per-process SM shares (read by the sampler, as every
  * NVML value: no file of the module reads NVML) and the /proc memo
- * (top_proc.c); after each sample it publishes a whole snapshot under a
- * mutex held for a copy, and wakes the UI through an eventfd. The UI thread (top_ui.c: keys, signals,
- * modes; top_draw.c, top_detail.c, top_ptable.c, top_graph.c: screens;
- * top_term.c: the terminal) only ever copies snapshots, so a hung NVML call
- * freezes the data, never the screen, and the header shows the data's age.
+ * (top_proc.c); after each sample it publishes a whole snapshot by
+ * swapping buffers under a mutex held for the swap, and wakes the UI
+ * through an eventfd. The UI thread (top_ui.c: keys, signals, modes;
+ * top_draw.c, top_detail.c, top_ptable.c, top_graph.c: screens;
+ * top_term.c: the terminal) only ever takes published snapshots (its
+ * buffer swapped for the collector's), so a hung NVML call freezes the
+ * data, never the screen, and the header shows the data's age.
  */
 #ifndef GPUMON_TOP_H
 #define GPUMON_TOP_H
@@ -26,6 +28,8 @@
 
 #define TOP_HIST 512             /* history points per series: one per max(interval, 1 s) */
 enum top_series { TOP_S_UTIL, TOP_S_SM, TOP_S_MEM, TOP_S_POWER, TOP_S_COUNT };   /* all in % */
+/* A GPU's history. Not part of a snapshot: the collector keeps the rings, and the UI its own copy,
+ * brought up to date with the points added since (a point a second) when it takes a snapshot. */
 struct top_hist {
     float v[TOP_S_COUNT][TOP_HIST];   /* NAN where unknown */
     unsigned n;                       /* points pushed so far; the newest is at (n - 1) % TOP_HIST */
@@ -35,12 +39,20 @@ struct top_hist {
 struct top_verdict {
     int rule;                         /* index into rule_table */
     double held_s;                    /* how long it has held */
-    char evidence[640];
+    unsigned evidence;                /* offset of its evidence in the snapshot's text */
+};
+
+/* What the screens show of a GPU's record: its values and XIDs (its process list becomes the snapshot's rows). */
+struct top_gpu_rec {
+    unsigned int index;
+    struct value v[RECORD_MAX_METRICS];   /* indexed by enum metric_id */
+    unsigned int nxids;
+    struct record_xid xids[RECORD_MAX_XIDS];
 };
 
 struct top_gpu {
-    struct record_gpu rec;            /* the latest record's GPU */
-    struct top_hist hist;
+    struct top_gpu_rec rec;           /* the latest record's GPU */
+    const struct top_hist *hist;      /* in the UI's copy of the rings (set when the UI takes the snapshot) */
     bool have_stats;                  /* the rules judged it at least once */
     struct analyze_gpu_stats stats;   /* the window figures of the latest judgement */
     unsigned nverdicts;
@@ -71,12 +83,26 @@ struct top_snap {
     bool putil_any;                   /* some GPU answers per-process SM shares */
     unsigned nrows;
     struct top_row *rows;             /* TOP_MAX_ROWS, owned */
+    char *text;                       /* the verdicts' evidence, each NUL-terminated (owned) */
+    size_t ntext, text_cap;
 };
 
 void top_snap_init(struct top_snap *s);
 void top_snap_free(struct top_snap *s);
-/* Copies src into dst (growing dst's arrays). */
-void top_snap_copy(struct top_snap *dst, const struct top_snap *src);
+
+/* Rounding of a finite x >= 0 without libm, whose pages each function maps (fault-around: 64 kB a
+ * call site's neighbourhood): to the nearest integer with halves to even, as nearbyint and printf
+ * round, and with halves away from zero, as lround. */
+static inline double top_round_even(double x)
+{
+    return x < 0x1p52 ? (x + 0x1p52) - 0x1p52 : x;
+}
+
+static inline long top_round_away(double x)
+{
+    long t = (long)x;   /* x - t is exact: the fraction of a double */
+    return x - (double)t >= 0.5 ? t + 1 : t;
+}
 
 /* ---- the collector (top_collect.c) ---- */
 
@@ -91,8 +117,10 @@ void top_collect_set_interval(struct top_collector *c, double interval_ms);
 double top_collect_interval(const struct top_collector *c);
 /* Tree mode wants the GPU processes' ancestors in the rows. */
 void top_collect_set_tree(struct top_collector *c, bool tree);
-/* Copies the latest snapshot into dst when it is newer than dst's; returns whether it did. */
-bool top_collect_take(struct top_collector *c, struct top_snap *dst);
+/* Takes the latest snapshot when it is newer than dst's: dst's buffers and the collector's are
+ * swapped, nothing is copied; the history rings *hist (*nhist of them, the caller's, grown here)
+ * get the points added since, and dst's GPUs point into them. Returns whether it did. */
+bool top_collect_take(struct top_collector *c, struct top_snap *dst, struct top_hist **hist, unsigned *nhist);
 /* How long the sample in progress has taken, ns; 0 while none is. */
 uint64_t top_collect_busy_ns(const struct top_collector *c);
 /* Stops and frees the collector. Returns false when it is stuck in an
@@ -121,10 +149,17 @@ bool top_term_utf8(void);
 void top_term_resize(void);
 /* The descriptor that becomes readable on a key. */
 int top_term_input_fd(void);
+/* The descriptor that becomes readable on a message to standard error; -1 when it is not held. */
+int top_term_message_fd(void);
 /* Drains standard error written since the previous call; the latest
  * complete line goes to last (unchanged when none). Returns true when
  * there was one. */
 bool top_term_messages(char *last, size_t len);
+/* A frame: top_frame_begin, then the top_put* and top_fill calls, then top_frame_end hands curses the
+ * lines whose calls differ from the previous frame's (each cleared first; every line after a resize or
+ * top_term_open), and the caller refreshes. Lines not drawn are blank. */
+void top_frame_begin(void);
+void top_frame_end(void);
 /* Draws s at (y, x), at most w columns (UTF-8 aware; control bytes as '?'), in style st. Returns columns used. */
 int top_put(int y, int x, int w, const char *s, enum top_style st);
 /* Draws w graph cells of levels lv (eighths of a cell, 0-8) at (y, x): blocks
@@ -166,6 +201,8 @@ struct top_shown {
 
 struct top_ui {
     struct top_snap view;             /* what is shown (kept while paused) */
+    struct top_hist *hist;            /* the history of view's GPUs, by position */
+    unsigned nhist;
     double interval_ms;
     uint64_t now_ns;                  /* util_mono_ns() of this frame */
     uint64_t busy_ns;                 /* the collector's sample in progress, ns */
@@ -218,10 +255,12 @@ void top_draw_detail(struct top_ui *ui);
 void top_draw_help(struct top_ui *ui);
 /* The status line: the prompt, a recent message or the key hints. */
 void top_draw_status(struct top_ui *ui);
+/* s into o (n bytes), cut to fit: snprintf's "%s" without its cost. */
+void top_copy(char *o, size_t n, const char *s);
 /* The GPU's name without "NVIDIA " (for narrow columns). */
-const char *top_short_name(const struct record_gpu *g);
-/* "lost" when the GPU fell off the bus. */
-bool top_gpu_lost(const struct record_gpu *g);
+const char *top_short_name(const struct top_gpu_rec *g);
+/* Whether the GPU of these values (a record's v[]) fell off the bus. */
+bool top_gpu_lost(const struct value *v);
 /* The style of a rule's severity. */
 enum top_style top_severity_style(int rule);
 

@@ -7,8 +7,10 @@
  * the mean of the samples it covers), reads the GPU processes' /proc
  * figures and per-process SM shares, and publishes the whole snapshot by
  * swapping two buffers under a mutex held for the swap alone. The UI
- * copies it out under the same mutex and never waits for NVML: the sample in progress is visible to it only
- * as a start time (top_collect_busy_ns). A collector stuck in NVML at exit
+ * takes it under the same mutex by swapping its own buffer in (three
+ * buffers go round, nothing is copied) and never waits for NVML: the
+ * sample in progress is visible to it only as a start time
+ * (top_collect_busy_ns). A collector stuck in NVML at exit
  * is left behind after a grace time, as serve's is.
  */
 #include <errno.h>
@@ -35,10 +37,13 @@ struct top_collector {
     struct diag *diag;
     struct top_proc_cache *procs;
     struct top_snap work;             /* built here, then swapped with pub */
-    struct top_hist *hist;            /* per GPU position */
+    struct top_hist *hist;            /* per GPU position; changed under mu only (the UI copies from it) */
+    float (*point)[TOP_S_COUNT];      /* per GPU position: the point the next publication pushes */
+    bool push;                        /* whether it does */
     struct top_collect_acc *acc;
     int *putil_rc;                    /* per GPU position: the latest answer on per-process shares */
     unsigned nhist, acc_samples;
+    uint64_t seq;                     /* snapshots built */
     int notify_fd;
     pthread_t thread;
     /* shared */
@@ -60,31 +65,13 @@ void top_snap_free(struct top_snap *s)
 {
     free(s->gpus);
     free(s->rows);
+    free(s->text);
     memset(s, 0, sizeof *s);
 }
 
-void top_snap_copy(struct top_snap *dst, const struct top_snap *src)
+bool top_gpu_lost(const struct value *v)
 {
-    struct top_gpu *gpus = dst->gpus;
-    struct top_row *rows = dst->rows;
-    unsigned gcap = dst->gcap;
-    if (gcap < src->ngpus) {
-        gcap = src->ngpus;
-        gpus = xrealloc(gpus, gcap * sizeof *gpus);
-    }
-    *dst = *src;
-    dst->gpus = gpus;
-    dst->gcap = gcap;
-    dst->rows = rows;
-    if (src->ngpus)
-        memcpy(gpus, src->gpus, src->ngpus * sizeof *gpus);
-    if (src->nrows)
-        memcpy(rows, src->rows, src->nrows * sizeof *rows);
-}
-
-bool top_gpu_lost(const struct record_gpu *g)
-{
-    return metric_gpu_lost(g->v);
+    return metric_gpu_lost(v);
 }
 
 static double top_collect_num(const struct value *v)
@@ -114,17 +101,20 @@ static void top_collect_values(const struct record_gpu *g, double out[TOP_S_COUN
 static void top_collect_history(struct top_collector *c, const struct record *rec)
 {
     if (c->nhist < rec->ngpus) {
+        pthread_mutex_lock(&c->mu);   /* the UI reads the rings under it */
         c->hist = xrealloc(c->hist, rec->ngpus * sizeof *c->hist);
+        memset(c->hist + c->nhist, 0, (rec->ngpus - c->nhist) * sizeof *c->hist);
+        pthread_mutex_unlock(&c->mu);
+        c->point = xrealloc(c->point, rec->ngpus * sizeof *c->point);
         c->acc = xrealloc(c->acc, rec->ngpus * sizeof *c->acc);
         c->putil_rc = xrealloc(c->putil_rc, rec->ngpus * sizeof *c->putil_rc);
-        memset(c->hist + c->nhist, 0, (rec->ngpus - c->nhist) * sizeof *c->hist);
         memset(c->acc + c->nhist, 0, (rec->ngpus - c->nhist) * sizeof *c->acc);
         for (unsigned g = c->nhist; g < rec->ngpus; g++)
             c->putil_rc[g] = -1;
         c->nhist = rec->ngpus;
     }
     double step_ms = (double)atomic_load(&c->step_ns) / 1e6;
-    unsigned per = step_ms >= 1000 ? 1 : (unsigned)lround(1000.0 / step_ms);
+    unsigned per = step_ms >= 1000 ? 1 : (unsigned)top_round_away(1000.0 / step_ms);
     bool push = ++c->acc_samples >= per;
     for (unsigned g = 0; g < rec->ngpus; g++) {
         double v[TOP_S_COUNT];
@@ -135,19 +125,31 @@ static void top_collect_history(struct top_collector *c, const struct record *re
                 a->sum[s] += v[s], a->n[s]++;
         if (!push)
             continue;
-        struct top_hist *h = &c->hist[g];
         for (int s = 0; s < TOP_S_COUNT; s++)
-            h->v[s][h->n % TOP_HIST] = a->n[s] ? (float)(a->sum[s] / a->n[s]) : NAN;
-        h->n++;
+            c->point[g][s] = a->n[s] ? (float)(a->sum[s] / a->n[s]) : NAN;
         memset(a, 0, sizeof *a);
     }
+    c->push = push;
     if (push)
         c->acc_samples = 0;
     c->work.hist_step_s = step_ms >= 1000 ? step_ms / 1000 : per * step_ms / 1000;
 }
 
+/* Appends s (NUL-terminated) to the snapshot's text; returns its offset. */
+static unsigned top_collect_text(struct top_snap *s, const char *t)
+{
+    size_t n = strlen(t) + 1;
+    if (s->ntext + n > s->text_cap) {
+        s->text_cap = (s->ntext + n) * 2;
+        s->text = xrealloc(s->text, s->text_cap);
+    }
+    memcpy(s->text + s->ntext, t, n);
+    s->ntext += n;
+    return (unsigned)(s->ntext - n);
+}
+
 /* The active verdicts of the analyzer's i-th GPU, most severe first. */
-static void top_collect_verdicts(const struct diag *d, unsigned i, struct top_gpu *out)
+static void top_collect_verdicts(const struct diag *d, unsigned i, struct top_snap *s, struct top_gpu *out)
 {
     out->nverdicts = 0;
     for (int sev = SEV_CRITICAL; sev >= SEV_OK; sev--)
@@ -158,7 +160,7 @@ static void top_collect_verdicts(const struct diag *d, unsigned i, struct top_gp
             struct top_verdict *tv = &out->verdicts[out->nverdicts++];
             tv->rule = r;
             tv->held_s = v->active_s;
-            snprintf(tv->evidence, sizeof tv->evidence, "%s", v->evidence);
+            tv->evidence = top_collect_text(s, v->evidence);
         }
     const struct analyze_gpu_stats *st = diag_stats(d, i);
     out->have_stats = st != NULL;
@@ -184,7 +186,7 @@ static void top_collect_rows(struct top_collector *c, const struct record *rec, 
     for (unsigned g = 0; g < rec->ngpus; g++) {
         const struct record_gpu *rg = &rec->gpus[g];
         unsigned n = 0;
-        int rc = top_gpu_lost(rg) ? 15 : rg->nprocs == 0 ? -1
+        int rc = top_gpu_lost(rg->v) ? 15 : rg->nprocs == 0 ? -1
                                      : sampler_proc_util(c->sampler, g, pids, sms, RECORD_MAX_PROCS * 4, &n);
         if (rc != -1)
             c->putil_rc[g] = rc;   /* without processes the last answer stands */
@@ -243,18 +245,22 @@ static void top_collect_build(struct top_collector *c, const struct record *rec,
         s->gcap = rec->ngpus;
     }
     s->ngpus = rec->ngpus;
+    s->ntext = 0;
     top_collect_history(c, rec);
     const struct analyzer *an = diag_analyzer(c->diag);
     for (unsigned g = 0; g < rec->ngpus; g++) {
         struct top_gpu *tg = &s->gpus[g];
-        tg->rec = rec->gpus[g];
-        tg->hist = c->hist[g];
+        tg->rec.index = rec->gpus[g].index;   /* what the screens show: not the process list, which is the rows */
+        memcpy(tg->rec.v, rec->gpus[g].v, sizeof tg->rec.v);
+        tg->rec.nxids = rec->gpus[g].nxids;
+        memcpy(tg->rec.xids, rec->gpus[g].xids, tg->rec.nxids * sizeof tg->rec.xids[0]);
+        tg->hist = NULL;
         tg->nverdicts = 0;
         tg->have_stats = false;
         tg->cause = -1;
         for (unsigned i = 0; i < analyze_ngpus(an); i++)
             if (analyze_gpu_index(an, i) == rec->gpus[g].index) {   /* the latest GPU of the index wins */
-                top_collect_verdicts(c->diag, i, tg);
+                top_collect_verdicts(c->diag, i, s, tg);
                 if (i < ledger_ngpus(diag_ledger(c->diag)))
                     tg->cause = (int)ledger_recent_cause(diag_ledger(c->diag), i);
             }
@@ -288,7 +294,13 @@ static void *top_collect_main(void *arg)
         diag_feed(c->diag, &rec);
         top_collect_build(c, &rec, t0);
         pthread_mutex_lock(&c->mu);
-        c->work.gen = c->pub.gen + 1;
+        for (unsigned g = 0; c->push && g < c->nhist && g < rec.ngpus; g++) {
+            struct top_hist *h = &c->hist[g];
+            for (int s = 0; s < TOP_S_COUNT; s++)
+                h->v[s][h->n % TOP_HIST] = c->point[g][s];
+            h->n++;
+        }
+        c->work.gen = ++c->seq;
         struct top_snap older = c->pub;
         c->pub = c->work;
         c->work = older;   /* rebuilt whole by the next sample */
@@ -349,13 +361,31 @@ void top_collect_set_tree(struct top_collector *c, bool tree)
     atomic_store(&c->tree, tree);
 }
 
-bool top_collect_take(struct top_collector *c, struct top_snap *dst)
+bool top_collect_take(struct top_collector *c, struct top_snap *dst, struct top_hist **hist, unsigned *nhist)
 {
     bool newer = false;
     pthread_mutex_lock(&c->mu);
-    if (c->pub.gen != dst->gen) {
-        top_snap_copy(dst, &c->pub);
+    if (c->pub.gen > dst->gen) {   /* dst's buffers become the collector's, rebuilt whole by a later sample */
+        struct top_snap mine = *dst;
+        *dst = c->pub;
+        c->pub = mine;
         newer = true;
+        if (*nhist < c->nhist) {
+            *hist = xrealloc(*hist, c->nhist * sizeof **hist);
+            memset(*hist + *nhist, 0, (c->nhist - *nhist) * sizeof **hist);
+            *nhist = c->nhist;
+        }
+        for (unsigned g = 0; g < c->nhist; g++) {   /* the points added since: one a second, usually */
+            struct top_hist *to = &(*hist)[g];
+            const struct top_hist *from = &c->hist[g];
+            if (from->n - to->n >= TOP_HIST || from->n < to->n)
+                memcpy(to, from, sizeof *to);
+            for (; to->n < from->n; to->n++)
+                for (int s = 0; s < TOP_S_COUNT; s++)
+                    to->v[s][to->n % TOP_HIST] = from->v[s][to->n % TOP_HIST];
+        }
+        for (unsigned g = 0; g < dst->ngpus; g++)
+            dst->gpus[g].hist = g < *nhist ? &(*hist)[g] : NULL;
     }
     pthread_mutex_unlock(&c->mu);
     return newer;
@@ -388,6 +418,7 @@ bool top_collect_stop(struct top_collector *c, double grace_s)
     top_snap_free(&c->work);
     top_snap_free(&c->pub);
     free(c->hist);
+    free(c->point);
     free(c->acc);
     free(c->putil_rc);
     pthread_mutex_destroy(&c->mu);

@@ -66,7 +66,7 @@ static void top_lines_printf(struct top_lines *l, enum top_style st, int indent,
 }
 
 /* A value with its unit and decimals, or its marker when not known. */
-static const char *top_dv(const struct record_gpu *g, enum metric_id m, char *buf, size_t len)
+static const char *top_dv(const struct top_gpu_rec *g, enum metric_id m, char *buf, size_t len)
 {
     const struct value *v = &g->v[m];
     char mark[32];
@@ -85,12 +85,12 @@ static const char *top_dv(const struct record_gpu *g, enum metric_id m, char *bu
 
 static void top_detail_values(struct top_lines *l, const struct top_gpu *tg)
 {
-    const struct record_gpu *g = &tg->rec;
+    const struct top_gpu_rec *g = &tg->rec;
     char a[64], b[64], c[64], d[64], e[64], f[64];
     top_lines_printf(l, TOP_ST_NORMAL, 2, "uuid %s  pci %s  driver %s  serial %s", top_dv(g, M_UUID, a, sizeof a),
                      top_dv(g, M_PCI_BUS_ID, b, sizeof b), top_dv(g, M_DRIVER_VERSION, c, sizeof c),
                      top_dv(g, M_SERIAL, d, sizeof d));
-    if (top_gpu_lost(g))
+    if (top_gpu_lost(g->v))
         top_lines_add(l, TOP_ST_CRIT, 2, "state: LOST: the GPU fell off the bus; NVML answers \"GPU is lost\"");
     top_lines_printf(l, TOP_ST_UTIL, 2, "utilization %s (sub-second samples since the previous record: %s to %s, "
                      "idle %s)  memory activity %s", top_dv(g, M_UTIL_GPU, a, sizeof a), top_dv(g, M_UTIL_MIN, b, sizeof b),
@@ -148,7 +148,7 @@ static void top_detail_values(struct top_lines *l, const struct top_gpu *tg)
     }
 }
 
-static void top_detail_verdicts(struct top_lines *l, const struct top_gpu *tg)
+static void top_detail_verdicts(struct top_lines *l, const struct top_gpu *tg, const char *text)
 {
     const struct analyze_gpu_stats *s = &tg->stats;
     top_lines_add(l, TOP_ST_NORMAL, 0, "");
@@ -173,8 +173,8 @@ static void top_detail_verdicts(struct top_lines *l, const struct top_gpu *tg)
         const struct rule *r = &rule_table[v->rule];
         top_lines_printf(l, top_severity_style(v->rule), 4, "  %s %s: %s (held %.0f s)",
                          rules_severity_name(r->severity), r->id, r->title, v->held_s);
-        if (v->evidence[0])
-            top_lines_printf(l, TOP_ST_NORMAL, 14, "    evidence: %s", v->evidence);
+        if (text[v->evidence])
+            top_lines_printf(l, TOP_ST_NORMAL, 14, "    evidence: %s", text + v->evidence);
         top_lines_printf(l, TOP_ST_NORMAL, 12, "    advice: %s", r->advice);
     }
     if (!tg->nverdicts && (!tg->have_stats || !s->enough))
@@ -206,7 +206,7 @@ void top_draw_detail(struct top_ui *ui)
     const struct top_gpu *tg = &ui->view.gpus[ui->sel_gpu];
     l.n = 0;
     top_detail_values(&l, tg);
-    top_detail_verdicts(&l, tg);
+    top_detail_verdicts(&l, tg, ui->view.text);
     snprintf(title, sizeof title, "GPU %u  %s   (Left/Right: other GPUs, arrows scroll, Esc back)", tg->rec.index,
              top_short_name(&tg->rec));
     top_fill(0, 0, COLS, TOP_ST_HEADER);
@@ -217,12 +217,12 @@ void top_draw_detail(struct top_ui *ui)
     top_lines_draw(ui, &l, 1, body - (graph ? graph + 1 : 0));
     if (graph) {
         int w = COLS / 2 - 1;
-        unsigned per = top_graph_per(&tg->hist, w);
+        unsigned per = top_graph_per(tg->hist, w);
         top_put(LINES - 2 - graph, 0, w, "utilization", TOP_ST_MARK);
-        top_graph_area(LINES - 1 - graph, 0, w, graph, &tg->hist, TOP_S_UTIL, per, TOP_ST_UTIL);
-        bool sm = top_graph_known(&tg->hist, TOP_S_SM);
+        top_graph_area(LINES - 1 - graph, 0, w, graph, tg->hist, TOP_S_UTIL, per, TOP_ST_UTIL);
+        bool sm = top_graph_known(tg->hist, TOP_S_SM);
         top_put(LINES - 2 - graph, w + 2, w, sm ? "SM active (GPM)" : "memory used", TOP_ST_MARK);
-        top_graph_area(LINES - 1 - graph, w + 2, w, graph, &tg->hist, sm ? TOP_S_SM : TOP_S_MEM, per,
+        top_graph_area(LINES - 1 - graph, w + 2, w, graph, tg->hist, sm ? TOP_S_SM : TOP_S_MEM, per,
                        sm ? TOP_ST_SM : TOP_ST_MEM);
     }
     top_draw_status(ui);

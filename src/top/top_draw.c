@@ -20,7 +20,7 @@
 #include "rules.h"
 #include "top.h"
 
-const char *top_short_name(const struct record_gpu *g)
+const char *top_short_name(const struct top_gpu_rec *g)
 {
     const struct value *v = &g->v[M_NAME];
     const char *s = v->state == VS_OK && v->u.s ? v->u.s : "?";
@@ -38,7 +38,7 @@ enum top_style top_severity_style(int rule)
 }
 
 /* The value as a number, NAN when it is not known. */
-static double top_v(const struct record_gpu *g, enum metric_id m)
+static double top_v(const struct top_gpu_rec *g, enum metric_id m)
 {
     const struct value *v = &g->v[m];
     if (v->state != VS_OK)
@@ -46,12 +46,70 @@ static double top_v(const struct record_gpu *g, enum metric_id m)
     return metric_table[m].kind == MK_FLOAT ? v->u.f : (double)v->u.i;
 }
 
+/* Numbers without printf, whose multi-precision path costs about a thousand instructions a number (a
+ * frame formats a hundred): top_d0 writes "%.0f" of a finite v as printf does (the nearest integer, ties
+ * to even; -0 for a negative v that rounds to zero) at o, which has room for 24 bytes, and returns the
+ * end; top_cell copies the text between t and e into o (n bytes). */
+static char *top_d0(char *o, double v)
+{
+    double r = top_round_even(fabs(v));
+    if (!(r < 1e15))
+        return o + snprintf(o, 24, "%.0f", v);
+    unsigned long long u = (unsigned long long)r;
+    char d[24];
+    int k = 0;
+    if (signbit(v))
+        *o++ = '-';
+    do
+        d[k++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    while (k)
+        *o++ = d[--k];
+    *o = '\0';
+    return o;
+}
+
+static void top_cell(char *o, size_t n, const char *t, const char *e)
+{
+    size_t k = (size_t)(e - t) < n ? (size_t)(e - t) : n - 1;
+    memcpy(o, t, k);
+    o[k] = '\0';
+}
+
+void top_copy(char *o, size_t n, const char *s)
+{
+    top_cell(o, n, s, s + strlen(s));
+}
+
 static void top_pct(char *o, size_t n, double v)
 {
+    char t[32], *e = t;
     if (isfinite(v))
-        snprintf(o, n, "%.0f%%", v);
+        e = top_d0(e, v), *e++ = '%';
     else
-        snprintf(o, n, "-");
+        *e++ = '-';
+    top_cell(o, n, t, e);
+}
+
+/* "%.1f/%.1fG" of used and total MiB over 1024, as printf writes it: MiB / 1024 is exact in a double,
+ * so the tenths round half to even on the integers themselves (printf's rounding of an exact tie). */
+static void top_gib1(char *o, size_t n, long long used, long long total)
+{
+    if (used < 0 || total < 0 || used > (1ll << 40) || total > (1ll << 40)) {
+        snprintf(o, n, "%.1f/%.1fG", (double)used / 1024, (double)total / 1024);
+        return;
+    }
+    char t[64], *e = t;
+    long long x[2] = {used, total};
+    for (int i = 0; i < 2; i++) {
+        long long q = x[i] * 10 / 1024, r = x[i] * 10 % 1024;
+        q += r > 512 || (r == 512 && (q & 1));
+        e = top_d0(e, (double)(q / 10));
+        *e++ = '.';
+        *e++ = (char)('0' + q % 10);
+        *e++ = i ? 'G' : '/';
+    }
+    top_cell(o, n, t, e);
 }
 
 /* ---- the GPU line's columns ---- */
@@ -60,19 +118,20 @@ typedef enum top_style top_gcell(const struct top_gpu *g, char *o, size_t n);
 
 static enum top_style gc_index(const struct top_gpu *g, char *o, size_t n)
 {
-    snprintf(o, n, "%u", g->rec.index);
+    char t[32], *e = top_d0(t, g->rec.index);
+    top_cell(o, n, t, e);
     return TOP_ST_NORMAL;
 }
 
 static enum top_style gc_name(const struct top_gpu *g, char *o, size_t n)
 {
-    snprintf(o, n, "%s", top_short_name(&g->rec));
+    top_copy(o, n, top_short_name(&g->rec));
     return TOP_ST_NORMAL;
 }
 
 static enum top_style gc_util(const struct top_gpu *g, char *o, size_t n)
 {
-    if (top_gpu_lost(&g->rec)) {
+    if (top_gpu_lost(g->rec.v)) {
         snprintf(o, n, "LOST");
         return TOP_ST_CRIT;
     }
@@ -83,10 +142,12 @@ static enum top_style gc_util(const struct top_gpu *g, char *o, size_t n)
 static enum top_style gc_range(const struct top_gpu *g, char *o, size_t n)
 {
     double lo = top_v(&g->rec, M_UTIL_MIN), hi = top_v(&g->rec, M_UTIL_MAX);
+    char t[64], *e = t;
     if (isfinite(lo) && isfinite(hi))
-        snprintf(o, n, "%.0f-%.0f", lo, hi);
+        e = top_d0(e, lo), *e++ = '-', e = top_d0(e, hi);
     else
-        snprintf(o, n, "-");
+        *e++ = '-';
+    top_cell(o, n, t, e);
     return TOP_ST_NORMAL;
 }
 
@@ -111,9 +172,9 @@ static enum top_style gc_mem(const struct top_gpu *g, char *o, size_t n)
 
 static enum top_style gc_mem_used(const struct top_gpu *g, char *o, size_t n)
 {
-    double used = top_v(&g->rec, M_MEM_USED), total = top_v(&g->rec, M_MEM_TOTAL);
-    if (isfinite(used) && isfinite(total))
-        snprintf(o, n, "%.1f/%.1fG", used / 1024, total / 1024);
+    const struct value *u = &g->rec.v[M_MEM_USED], *t = &g->rec.v[M_MEM_TOTAL];
+    if (u->state == VS_OK && t->state == VS_OK)
+        top_gib1(o, n, u->u.i, t->u.i);
     else
         snprintf(o, n, "-");
     return TOP_ST_NORMAL;
@@ -121,11 +182,13 @@ static enum top_style gc_mem_used(const struct top_gpu *g, char *o, size_t n)
 
 static enum top_style gc_temp(const struct top_gpu *g, char *o, size_t n)
 {
-    double t = top_v(&g->rec, M_TEMP);
-    if (isfinite(t))
-        snprintf(o, n, "%.0fC", t);
+    double v = top_v(&g->rec, M_TEMP);
+    char t[32], *e = t;
+    if (isfinite(v))
+        e = top_d0(e, v), *e++ = 'C';
     else
-        snprintf(o, n, "-");
+        *e++ = '-';
+    top_cell(o, n, t, e);
     return TOP_ST_NORMAL;
 }
 
@@ -134,32 +197,37 @@ static enum top_style gc_power(const struct top_gpu *g, char *o, size_t n)
     double p = top_v(&g->rec, M_POWER), lim = top_v(&g->rec, M_POWER_ENFORCED);
     if (!isfinite(lim))
         lim = top_v(&g->rec, M_POWER_LIMIT);
+    char t[64], *e = t;
+    if (isfinite(p))
+        e = top_d0(e, p);
     if (isfinite(p) && isfinite(lim))
-        snprintf(o, n, "%.0f/%.0fW", p, lim);
-    else if (isfinite(p))
-        snprintf(o, n, "%.0fW", p);
-    else
-        snprintf(o, n, "-");
+        *e++ = '/', e = top_d0(e, lim);
+    *e++ = isfinite(p) ? 'W' : '-';
+    top_cell(o, n, t, e);
     return TOP_ST_POWER;
 }
 
 static enum top_style gc_clock(const struct top_gpu *g, char *o, size_t n)
 {
     double c = top_v(&g->rec, M_CLOCK_SM);
+    char t[32], *e = t;
     if (isfinite(c))
-        snprintf(o, n, "%.0f", c);
+        e = top_d0(e, c);
     else
-        snprintf(o, n, "-");
+        *e++ = '-';
+    top_cell(o, n, t, e);
     return TOP_ST_NORMAL;
 }
 
 static enum top_style gc_pstate(const struct top_gpu *g, char *o, size_t n)
 {
     double p = top_v(&g->rec, M_PSTATE);
+    char t[32], *e = t;
     if (isfinite(p))
-        snprintf(o, n, "P%.0f", p);
+        *e++ = 'P', e = top_d0(e, p);
     else
-        snprintf(o, n, "-");
+        *e++ = '-';
+    top_cell(o, n, t, e);
     return TOP_ST_NORMAL;
 }
 
@@ -172,12 +240,13 @@ static enum top_style gc_throttle(const struct top_gpu *g, char *o, size_t n)
         const struct value *v = &g->rec.v[metric_reason_id((enum clock_reason_id)r)];
         if (r == CR_IDLE || v->state != VS_OK || !v->u.i || k + 2 >= n)
             continue;
-        k += (size_t)snprintf(o + k, n - k, "%s%s", k ? "," : "", clock_reasons[r].label);
-        if (k >= n)
-            k = n - 1;
+        if (k)
+            o[k++] = ',';
+        top_copy(o + k, n - k, clock_reasons[r].label);
+        k += strlen(o + k);
     }
     if (!k)
-        snprintf(o, n, "-");
+        top_copy(o, n, "-");
     return k ? TOP_ST_WARN : TOP_ST_NORMAL;
 }
 
@@ -188,13 +257,13 @@ static enum top_style gc_verdict(const struct top_gpu *g, char *o, size_t n)
         if (g->nverdicts > 1)
             snprintf(o, n, "%s +%u", rule_table[v->rule].id, g->nverdicts - 1);
         else
-            snprintf(o, n, "%s", rule_table[v->rule].id);
+            top_copy(o, n, rule_table[v->rule].id);
         return top_severity_style(v->rule);
     }
     if (g->have_stats && !g->stats.enough)
         snprintf(o, n, "judging (%.0f/%.0f s)", g->stats.span_s, g->stats.window_s);
     else
-        snprintf(o, n, g->have_stats ? "-" : "judging");
+        top_copy(o, n, g->have_stats ? "-" : "judging");
     return TOP_ST_DIM;
 }
 
@@ -202,10 +271,10 @@ static enum top_style gc_verdict(const struct top_gpu *g, char *o, size_t n)
 static enum top_style gc_cause(const struct top_gpu *g, char *o, size_t n)
 {
     if (g->cause < 0 || g->cause == LC_COMPUTE) {
-        snprintf(o, n, "%s", g->cause < 0 ? "" : "-");
+        top_copy(o, n, g->cause < 0 ? "" : "-");
         return TOP_ST_DIM;
     }
-    snprintf(o, n, "%s", ledger_causes[g->cause].label);
+    top_copy(o, n, ledger_causes[g->cause].label);
     return g->cause == LC_LOST || g->cause == LC_STALLED ? TOP_ST_CRIT : TOP_ST_WARN;
 }
 
@@ -303,7 +372,7 @@ static void top_draw_gpus(struct top_ui *ui, int y0, int rows)
             if (!on[i])
                 continue;
             if (!top_gcols[i].cell) {
-                top_graph_spark(y, x, spark_w, &g->hist, TOP_S_UTIL, 1, sel ? row_st : TOP_ST_UTIL);
+                top_graph_spark(y, x, spark_w, g->hist, TOP_S_UTIL, 1, sel ? row_st : TOP_ST_UTIL);
                 x += spark_w + 1;
                 continue;
             }
@@ -311,8 +380,12 @@ static void top_draw_gpus(struct top_ui *ui, int y0, int rows)
             int w = top_gcols[i].width ? top_gcols[i].width : COLS - x;
             enum top_style st = top_gcols[i].cell(g, cell, sizeof cell);
             const char *title = g->nverdicts ? rule_table[g->verdicts[0].rule].title : "";
-            if (top_gcols[i].cell == gc_verdict && g->nverdicts && w >= (int)(strlen(cell) + 2 + strlen(title)))
-                snprintf(cell + strlen(cell), sizeof cell - strlen(cell), ": %s", title);
+            size_t len = strlen(cell);
+            if (top_gcols[i].cell == gc_verdict && g->nverdicts && w >= (int)(len + 2 + strlen(title)) &&
+                len + 2 < sizeof cell) {
+                cell[len] = ':', cell[len + 1] = ' ';
+                top_copy(cell + len + 2, sizeof cell - len - 2, title);
+            }
             st = sel ? row_st : st;
             if (top_gcols[i].right)
                 top_put_right(y, x, w, cell, st);
@@ -333,23 +406,23 @@ static void top_draw_history(struct top_ui *ui, int y0, int rows)
     const struct top_gpu *g = &ui->view.gpus[ui->sel_gpu];
     int pick[4], n = 0;
     for (int i = 0; i < 4; i++)
-        if (top_graph_known(&g->hist, series[i].s) || series[i].s == TOP_S_UTIL)
+        if (top_graph_known(g->hist, series[i].s) || series[i].s == TOP_S_UTIL)
             pick[n++] = i;
     int fit = COLS / 40 < 1 ? 1 : COLS / 40;
     n = n < fit ? n : fit;
     int w = (COLS - (n - 1)) / n;
-    unsigned per = top_graph_per(&g->hist, w), avail = g->hist.n < TOP_HIST ? g->hist.n : TOP_HIST;
+    unsigned per = top_graph_per(g->hist, w), avail = g->hist->n < TOP_HIST ? g->hist->n : TOP_HIST;
     double span = (double)(avail < per * (unsigned)w ? avail : per * (unsigned)w) * ui->view.hist_step_s;
     for (int k = 0; k < n; k++) {
         int x = k * (w + 1);
         char title[128];
-        float last = g->hist.n ? g->hist.v[series[pick[k]].s][(g->hist.n - 1) % TOP_HIST] : NAN;
+        float last = g->hist->n ? g->hist->v[series[pick[k]].s][(g->hist->n - 1) % TOP_HIST] : NAN;
         char now[16];
         top_pct(now, sizeof now, last);
         snprintf(title, sizeof title, "GPU %u %s %s, last %.0f %s", g->rec.index, series[pick[k]].name, now,
                  span >= 120 ? span / 60 : span, span >= 120 ? "min" : "s");
         top_put(y0, x, w, title, TOP_ST_MARK);
-        top_graph_area(y0 + 1, x, w, rows, &g->hist, series[pick[k]].s, per, series[pick[k]].st);
+        top_graph_area(y0 + 1, x, w, rows, g->hist, series[pick[k]].s, per, series[pick[k]].st);
     }
 }
 

@@ -40,16 +40,21 @@ static double top_graph_column(const struct top_hist *h, enum top_series series,
     return k ? sum / k : NAN;
 }
 
-/* Eighths of a cell (0-8) of value v (%) on row r (from the bottom) of a graph rows tall. */
-static int top_graph_eighths(double v, int rows, int r)
+/* Eighths of a cell of value v (%) over a graph rows tall: -1 unknown, 0 none, at least 1 for a little. */
+static int top_graph_total(double v, int rows)
 {
     if (!isfinite(v))
-        return 0;
+        return -1;
     v = v < 0 ? 0 : v > 100 ? 100 : v;
-    int total = (int)lround(v / 100.0 * rows * 8), e = total - r * 8;
-    if (r == 0 && e <= 0 && v > 0)
-        e = 1;   /* a little is not nothing */
-    return e < 0 ? 0 : e > 8 ? 8 : e;
+    int total = (int)top_round_away(v / 100.0 * rows * 8);
+    return total <= 0 && v > 0 ? 1 : total;   /* a little is not nothing */
+}
+
+/* Eighths of a cell (0-8) on row r (from the bottom) of a column of total eighths. */
+static int top_graph_eighths(int total, int r)
+{
+    int e = total - r * 8;
+    return total < 0 || e < 0 ? 0 : e > 8 ? 8 : e;
 }
 
 /* The column means of the newest w groups of per points, oldest first. */
@@ -67,7 +72,7 @@ void top_graph_spark(int y, int x, int w, const struct top_hist *h, enum top_ser
     w = w > 512 ? 512 : w;
     top_graph_columns(col, w, h, series, per);
     for (int c = 0; c < w; c++)
-        lv[c] = (unsigned char)top_graph_eighths(col[c], 1, 0);
+        lv[c] = (unsigned char)top_graph_eighths(top_graph_total(col[c], 1), 0);
     top_put_levels(y, x, lv, w, st);
 }
 
@@ -75,12 +80,15 @@ void top_graph_area(int y, int x, int w, int rows, const struct top_hist *h, enu
                     enum top_style st)
 {
     double col[512];
+    int total[512];
     unsigned char lv[512];
     w = w > 512 ? 512 : w;
     top_graph_columns(col, w, h, series, per);
+    for (int c = 0; c < w; c++)
+        total[c] = top_graph_total(col[c], rows);
     for (int r = 0; r < rows; r++) {
         for (int c = 0; c < w; c++)
-            lv[c] = (unsigned char)top_graph_eighths(col[c], rows, rows - 1 - r);
+            lv[c] = (unsigned char)top_graph_eighths(total[c], rows - 1 - r);
         top_put_levels(y + r, x, lv, w, st);
     }
 }

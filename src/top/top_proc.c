@@ -1,7 +1,7 @@
 /*
  * top_proc.c: /proc for `gpumon top`'s process table (top_proc.h). A memo
- * (open addressing on pid, rebuilt at each sweep) holds per process what
- * is read once: owner (/proc/PID/status: real, effective and saved uid),
+ * (open addressing on pid, rebuilt by a sweep that forgets one) holds per
+ * process what is read once: owner (/proc/PID/status: real, effective and saved uid),
  * command line, container (/proc/PID/cgroup); and what each refresh needs
  * to turn ticks into a CPU share: the previous utime+stime and when they
  * were read. A process is its pid plus start time, so a pid reused by a
@@ -215,6 +215,14 @@ int top_proc_read(struct top_proc_cache *c, int pid, uint64_t now_ns, struct top
 
 void top_proc_sweep(struct top_proc_cache *c)
 {
+    size_t gone = 0;
+    for (size_t i = 0; i < c->cap && c->n; i++)
+        gone += c->m[i].pid && !c->m[i].seen;
+    if (!gone) {   /* nothing to forget: the table stays as it is (no rebuild every refresh) */
+        for (size_t i = 0; i < c->cap && c->n; i++)
+            c->m[i].seen = false;
+        return;
+    }
     struct top_proc_memo *old = c->m;
     c->m = xcalloc(c->cap, sizeof *c->m);
     c->n = 0;

@@ -76,8 +76,8 @@ static void top_pt_size(double mib, char *out, size_t len)
 }
 
 static void cell_pid(const struct top_row *r, char *o, size_t n) { snprintf(o, n, "%d", r->p.pid); }
-static void cell_user(const struct top_row *r, char *o, size_t n) { snprintf(o, n, "%s", r->p.user); }
-static void cell_cmd(const struct top_row *r, char *o, size_t n) { snprintf(o, n, "%s", r->p.cmd); }
+static void cell_user(const struct top_row *r, char *o, size_t n) { top_copy(o, n, r->p.user); }
+static void cell_cmd(const struct top_row *r, char *o, size_t n) { top_copy(o, n, r->p.cmd); }
 static void cell_mem(const struct top_row *r, char *o, size_t n) { top_pt_size(r->gpu_mib >= 0 ? (double)r->gpu_mib : -1, o, n); }
 static void cell_rss(const struct top_row *r, char *o, size_t n) { top_pt_size(r->p.rss_kib >= 0 ? r->p.rss_kib / 1024.0 : -1, o, n); }
 static void cell_container(const struct top_row *r, char *o, size_t n) { top_proc_container_short(&r->p.ct, o, n); }

@@ -12,9 +12,16 @@
  * garble it; a full pipe drops messages rather than stall the sampler):
  * the UI shows its latest line, and everything held is written to the
  * real standard error once the terminal is restored. Drawing is cheap on
- * purpose (a monitor must not cost what it watches): ASCII text goes to
- * curses as ready cells (chtype arrays, no multibyte decoding), graph
- * cells as cells built once, and blank graph cells are not drawn at all.
+ * purpose (a monitor must not cost what it watches): a frame is first
+ * written down as the operations drawn on each line (text, graph levels,
+ * fills), and only the lines whose operations differ from the previous
+ * frame's are cleared and handed to curses, so curses compares and sends
+ * what changed, not the whole screen; ASCII text goes to curses as ready
+ * cells (chtype arrays, no multibyte decoding), graph cells as cells built
+ * once, and blank graph cells are not drawn at all. A frame leaves in one
+ * write: Debian's ncurses 6.4 flushes its output at every cursor move
+ * until the screen has once been ended and resumed, so top_term_open does
+ * that before the first frame.
  */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -31,16 +38,35 @@
 #include <unistd.h>
 #include <wchar.h>
 #include "top.h"
+#include "util.h"
 
 #define TOP_TERM_HELD (16 * 1024)
 
 static struct {
     SCREEN *scr;
-    bool active, utf8, color, hooked;
+    bool active, utf8, color, hooked, hidden;   /* hidden: the cursor is (curs_set(0) worked) */
     int saved_err, pipe_r;
     char held[TOP_TERM_HELD];
     size_t nheld, lost;
 } top_term = {.saved_err = -1, .pipe_r = -1};
+
+/* The operations drawn on each line in this frame (cur) and the previous one (prev). */
+struct top_ops {
+    unsigned char *b;
+    size_t n, cap;
+};
+enum { TOP_OP_TEXT = 1, TOP_OP_UTF8, TOP_OP_LEVELS, TOP_OP_FILL };
+struct top_op {
+    unsigned char op, st;
+    short x;
+    unsigned short n;                 /* bytes that follow (text, levels) or columns (a fill) */
+};
+static struct {
+    struct top_ops *cur, *prev;
+    int nlines, ncols;                /* the size they are for */
+    bool all;                         /* every line to curses at the next frame's end */
+    int cy, cx;                       /* where curses leaves its cursor after the frame's last call */
+} top_frame;
 
 /* fg, bg (-1: the terminal's default), attributes with colour, attributes without. */
 static const struct {
@@ -113,8 +139,8 @@ static bool top_term_take_stderr(void)
 
 int top_term_open(char *why, size_t len)
 {
-    setlocale(LC_ALL, "");
-    setlocale(LC_NUMERIC, "C");   /* numbers keep their point whatever the locale */
+    setlocale(LC_CTYPE, "");   /* the terminal's characters; the rest stays C (numbers keep their point,
+                                  * messages their words), and no other category's files are mapped */
     top_term.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
     top_term_take_stderr();
     if (!top_term.hooked) {
@@ -142,13 +168,28 @@ int top_term_open(char *why, size_t len)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     typeahead(-1);   /* a frame goes out whole, in one write, without polling the keyboard in between */
-    curs_set(0);
+    top_term.hidden = curs_set(0) != ERR;
+    if (top_term.hidden)
+        leaveok(stdscr, TRUE);   /* the cursor is hidden: not moved back after a frame (where it can't be
+                                  * hidden, e.g. vt100, it is put where the frame's last drawing left it) */
     top_term_colors();
+    /* ncurses 6.4 flushes at each cursor move (a write per changed piece of the screen) while the screen
+     * is in its initial state, which only an end and a resume leave: before the first frame (which clears
+     * the screen and draws it whole), so nothing shows */
+    endwin();
+    top_frame.all = true;
     return 0;
 }
 
 void top_term_close(void)
 {
+    for (int y = 0; y < top_frame.nlines; y++) {
+        free(top_frame.cur[y].b);
+        free(top_frame.prev[y].b);
+    }
+    free(top_frame.cur);
+    free(top_frame.prev);
+    memset(&top_frame, 0, sizeof top_frame);
     if (top_term.active) {
         endwin();
         delscreen(top_term.scr);
@@ -182,11 +223,17 @@ void top_term_resize(void)
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
         resizeterm(ws.ws_row, ws.ws_col);
     clearok(curscr, TRUE);
+    top_frame.all = true;
 }
 
 int top_term_input_fd(void)
 {
     return STDIN_FILENO;
+}
+
+int top_term_message_fd(void)
+{
+    return top_term.pipe_r;
 }
 
 bool top_term_messages(char *last, size_t len)
@@ -269,44 +316,50 @@ static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t 
     return cols;
 }
 
-int top_put(int y, int x, int w, const char *s, enum top_style st)
+/* ---- frames: each line's operations, handed to curses only when they changed ---- */
+
+/* Appends an operation on line y (in range) with its n bytes. */
+static void top_op_add(int y, unsigned char op, enum top_style st, int x, const void *bytes, size_t n)
 {
-    if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)
-        return 0;
-    if (x + w > COLS)
-        w = COLS - x;
-    /* ASCII (or any text in a non-UTF-8 locale): ready cells */
-    chtype cells[512], a = top_term_chattr(st);
-    const unsigned char *p = (const unsigned char *)s;
-    int n = 0;
-    for (; *p && n < w && n < (int)(sizeof cells / sizeof cells[0]); p++) {
-        if (*p >= 0x80 && top_term.utf8)
-            break;
-        cells[n++] = (*p < 0x20 || *p >= 0x7f ? '?' : *p) | a;
+    struct top_ops *o = &top_frame.cur[y];
+    struct top_op h = {op, (unsigned char)st, (short)x, (unsigned short)n};
+    size_t need = o->n + sizeof h + (op == TOP_OP_FILL ? 0 : n);
+    if (need > o->cap) {
+        o->cap = need < 256 ? 256 : need * 2;
+        o->b = xrealloc(o->b, o->cap);
     }
-    if (!*p || n == w || n == (int)(sizeof cells / sizeof cells[0])) {
-        mvaddchnstr(y, x, cells, n);
-        return n;
+    memcpy(o->b + o->n, &h, sizeof h);
+    o->n += sizeof h;
+    if (op != TOP_OP_FILL && n) {
+        memcpy(o->b + o->n, bytes, n);
+        o->n += n;
     }
-    /* UTF-8 text: curses decodes it */
-    char buf[1024];
-    size_t len;
-    int cols = top_term_clip(s, w, buf, sizeof buf, &len);
-    top_term_attr(st);
-    mvaddnstr(y, x, buf, (int)len);
-    top_term_attr(TOP_ST_NORMAL);
-    return cols;
 }
 
-void top_put_levels(int y, int x, const unsigned char *lv, int w, enum top_style st)
+void top_frame_begin(void)
+{
+    if (top_frame.nlines != LINES || top_frame.ncols != COLS) {
+        for (int y = 0; y < top_frame.nlines; y++) {
+            free(top_frame.cur[y].b);
+            free(top_frame.prev[y].b);
+        }
+        free(top_frame.cur);
+        free(top_frame.prev);
+        top_frame.nlines = LINES > 0 ? LINES : 0;
+        top_frame.ncols = COLS;
+        top_frame.cur = xcalloc((size_t)top_frame.nlines + 1, sizeof *top_frame.cur);
+        top_frame.prev = xcalloc((size_t)top_frame.nlines + 1, sizeof *top_frame.prev);
+        top_frame.all = true;
+    }
+    for (int y = 0; y < top_frame.nlines; y++)
+        top_frame.cur[y].n = 0;
+}
+
+static void top_levels_draw(int y, int x, const unsigned char *lv, int w, enum top_style st)
 {
     static const char ascii[9] = {' ', '_', '_', '.', '-', '-', '=', '#', '#'};
     static cchar_t blocks[TOP_ST_COUNT][9];
     static bool built[TOP_ST_COUNT];
-    if (y < 0 || y >= LINES || x < 0 || x >= COLS)
-        return;
-    if (x + w > COLS)
-        w = COLS - x;
     if (top_term.utf8 && !built[st]) {
         for (int l = 1; l <= 8; l++) {
             wchar_t wc[2] = {(wchar_t)(0x2580 + l), 0};   /* U+2581 lower one eighth ... U+2588 full block */
@@ -318,17 +371,20 @@ void top_put_levels(int y, int x, const unsigned char *lv, int w, enum top_style
     chtype cells[512], a = top_term_chattr(st);
     for (int i = 0; i < w;) {
         while (i < w && lv[i] == 0)
-            i++;   /* blanks: the screen was erased */
+            i++;   /* blanks: the line was cleared */
         int start = i;
         while (i < w && lv[i] != 0 && i - start < (int)(sizeof cells / sizeof cells[0]))
             i++;
         if (i == start)
             break;
         if (top_term.utf8) {
-            cchar_t run[512];
-            for (int k = start; k < i; k++)
-                run[k - start] = blocks[st][lv[k] > 8 ? 8 : lv[k]];
-            mvadd_wchnstr(y, x + start, run, i - start);
+            cchar_t run[64];   /* in pieces: a cell is 28 bytes, and the stack is memory too */
+            for (int k = start; k < i; k += 64) {
+                int m = i - k < 64 ? i - k : 64;
+                for (int j = 0; j < m; j++)
+                    run[j] = blocks[st][lv[k + j] > 8 ? 8 : lv[k + j]];
+                mvadd_wchnstr(y, x + k, run, m);
+            }
         } else {
             for (int k = start; k < i; k++)
                 cells[k - start] = (chtype)(unsigned char)ascii[lv[k] > 8 ? 8 : lv[k]] | a;
@@ -337,19 +393,118 @@ void top_put_levels(int y, int x, const unsigned char *lv, int w, enum top_style
     }
 }
 
+/* Hands line y's operations to curses, on a cleared line. */
+static void top_ops_draw(int y, const struct top_ops *o)
+{
+    move(y, 0);
+    clrtoeol();
+    for (size_t at = 0; at < o->n;) {
+        struct top_op h;
+        memcpy(&h, o->b + at, sizeof h);
+        at += sizeof h;
+        const unsigned char *p = o->b + at;
+        enum top_style st = (enum top_style)h.st;
+        if (h.op == TOP_OP_TEXT) {
+            chtype cells[512], a = top_term_chattr(st);
+            for (int i = 0; i < h.n; i++)
+                cells[i] = p[i] | a;
+            mvaddchnstr(y, h.x, cells, h.n);
+        } else if (h.op == TOP_OP_UTF8) {
+            top_term_attr(st);
+            mvaddnstr(y, h.x, (const char *)p, h.n);
+            top_term_attr(TOP_ST_NORMAL);
+        } else if (h.op == TOP_OP_LEVELS) {
+            top_levels_draw(y, h.x, p, h.n, st);
+        } else {
+            mvhline(y, h.x, ' ' | top_term_chattr(st), h.n);
+            continue;
+        }
+        at += h.n;
+    }
+}
+
+void top_frame_end(void)
+{
+    for (int y = 0; y < top_frame.nlines; y++) {
+        struct top_ops *c = &top_frame.cur[y], *p = &top_frame.prev[y];
+        if (top_frame.all || c->n != p->n || (c->n && memcmp(c->b, p->b, c->n)))
+            top_ops_draw(y, c);
+        struct top_ops t = *c;
+        *c = *p;
+        *p = t;
+    }
+    top_frame.all = false;
+    if (!top_term.hidden)
+        move(top_frame.cy, top_frame.cx);
+}
+
+int top_put(int y, int x, int w, const char *s, enum top_style st)
+{
+    if (w <= 0 || y < 0 || y >= top_frame.nlines || x < 0 || x >= COLS)
+        return 0;
+    if (x + w > COLS)
+        w = COLS - x;
+    /* ASCII (or any text in a non-UTF-8 locale): ready cells */
+    unsigned char cells[512];
+    const unsigned char *p = (const unsigned char *)s;
+    int n = 0;
+    for (; *p && n < w && n < (int)sizeof cells; p++) {
+        if (*p >= 0x80 && top_term.utf8)
+            break;
+        cells[n++] = *p < 0x20 || *p >= 0x7f ? '?' : *p;
+    }
+    if (!*p || n == w || n == (int)sizeof cells) {
+        top_op_add(y, TOP_OP_TEXT, st, x, cells, (size_t)n);
+        top_frame.cy = y, top_frame.cx = x;   /* a cell string leaves the cursor where it starts */
+        return n;
+    }
+    /* UTF-8 text: curses decodes it */
+    char buf[1024];
+    size_t len;
+    int cols = top_term_clip(s, w, buf, sizeof buf, &len);
+    top_op_add(y, TOP_OP_UTF8, st, x, buf, len);
+    top_frame.cy = y, top_frame.cx = x + cols < COLS ? x + cols : COLS - 1;   /* text moves it on */
+    return cols;
+}
+
+void top_put_levels(int y, int x, const unsigned char *lv, int w, enum top_style st)
+{
+    if (y < 0 || y >= top_frame.nlines || x < 0 || x >= COLS)
+        return;
+    if (x + w > COLS)
+        w = COLS - x;
+    if (w <= 0)
+        return;
+    top_op_add(y, TOP_OP_LEVELS, st, x, lv, (size_t)w);
+    int end = w - 1, i;   /* the start of the last piece of the last run of cells drawn */
+    while (end >= 0 && !lv[end])
+        end--;
+    for (i = end; i > 0 && lv[i - 1];)
+        i--;
+    if (end >= 0)
+        top_frame.cy = y, top_frame.cx = x + i + (end - i) / (top_term.utf8 ? 64 : 512) * (top_term.utf8 ? 64 : 512);
+}
+
 void top_put_right(int y, int x, int w, const char *s, enum top_style st)
 {
+    size_t n = 0;
+    while (s[n] && (unsigned char)s[n] < 0x80 && n < 512)
+        n++;
+    if (!s[n] && (int)n <= w) {   /* short ASCII (every cell of the GPU line): its length is its width */
+        top_put(y, x + w - (int)n, (int)n, s, st);
+        return;
+    }
     char buf[1024];
-    size_t n;
     int cols = top_term_clip(s, w, buf, sizeof buf, &n);
     top_put(y, x + w - cols, cols, buf, st);
 }
 
 void top_fill(int y, int x, int w, enum top_style st)
 {
-    if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+    if (w <= 0 || y < 0 || y >= top_frame.nlines || x >= COLS)
         return;
     if (x + w > COLS)
         w = COLS - x;
-    mvhline(y, x, ' ' | top_term_chattr(st), w);
+    top_op_add(y, TOP_OP_FILL, st, x, NULL, (size_t)w);
+    top_frame.cy = y, top_frame.cx = x;
 }

@@ -5,7 +5,9 @@
  * something changed or a figure on screen ticks (the data's age, a
  * message), then sleep in poll until a key, a snapshot (the collector's
  * eventfd), a signal (a signalfd over the blocked set says one is
- * pending) or the clock's next second. It never calls NVML, so a hung
+ * pending), a message on standard error or the clock's next second; each
+ * source is read only when poll says it is ready (one wake and no empty
+ * reads a frame). It never calls NVML, so a hung
  * call freezes the data, never the screen. Keys are one switch per input
  * mode (normal, filter text, a y/n question). Signalling a process checks
  * first: it is visible here, it belongs to this user unless gpumon runs as
@@ -242,7 +244,7 @@ static bool top_ui_key(struct top_ui *ui, struct top_collector *c, int ch)
 
 static void top_ui_draw(struct top_ui *ui)
 {
-    erase();
+    top_frame_begin();
     if (COLS < TOP_MIN_COLS || LINES < TOP_MIN_ROWS) {
         char need[48], have[48];
         snprintf(need, sizeof need, "needs %dx%d or more,", TOP_MIN_COLS, TOP_MIN_ROWS);
@@ -258,6 +260,7 @@ static void top_ui_draw(struct top_ui *ui)
     } else {
         top_draw_main(ui);
     }
+    top_frame_end();
     refresh();
 }
 
@@ -270,12 +273,18 @@ static bool top_ui_ticking(const struct top_ui *ui)
                            (ui->msg[0] && now - ui->msg_ns < 9000000000ull));
 }
 
-/* Waits for a key, a snapshot or a signal (sfd; -1: none, then at most 250 ms): while something
- * ticks, until the clock's next second; otherwise until the data would turn stale. Returns false
- * when the terminal is gone. */
-static bool top_ui_wait(const struct top_ui *ui, int notify_fd, int sfd, bool *key)
+/* What woke the UI (top_ui_wait): each is looked at only when it is ready, so a frame costs no
+ * system calls that find nothing. */
+enum { TOP_UI_KEY = 1, TOP_UI_SNAP = 2, TOP_UI_SIG = 4, TOP_UI_MSG = 8, TOP_UI_ALL = 15 };
+
+/* Waits for a key, a snapshot, a signal (sfd; -1: none, then at most 250 ms and signals are looked for
+ * at every wake) or a message on standard error: while something ticks, until the clock's next second;
+ * otherwise until the data would turn stale. Sets *ready (TOP_UI_*). Returns false when the terminal is
+ * gone. */
+static bool top_ui_wait(const struct top_ui *ui, int notify_fd, int sfd, int *ready)
 {
-    struct pollfd pf[3] = {{top_term_input_fd(), POLLIN, 0}, {notify_fd, POLLIN, 0}, {sfd, POLLIN, 0}};
+    struct pollfd pf[4] = {{top_term_input_fd(), POLLIN, 0}, {notify_fd, POLLIN, 0}, {top_term_message_fd(), POLLIN, 0},
+                           {sfd, POLLIN, 0}};
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     int ms = 1000 - (int)(now.tv_nsec / 1000000) + 2;
@@ -283,9 +292,11 @@ static bool top_ui_wait(const struct top_ui *ui, int notify_fd, int sfd, bool *k
         double stale_ms = 2 * ui->interval_ms - (double)(util_mono_ns() - ui->view.mono_ns) / 1e6;
         ms = stale_ms > 3600000 ? 3600000 : (int)stale_ms + 2;
     }
-    int n = poll(pf, sfd >= 0 ? 3 : 2, sfd < 0 && ms > 250 ? 250 : ms);
-    *key = n > 0 && (pf[0].revents & POLLIN);
-    return !(n > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) && !*key);
+    int n = poll(pf, sfd >= 0 ? 4 : 3, sfd < 0 && ms > 250 ? 250 : ms);
+    bool key = n > 0 && (pf[0].revents & POLLIN);
+    *ready = (key ? TOP_UI_KEY : 0) | (n > 0 && pf[1].revents ? TOP_UI_SNAP : 0) |
+             (n > 0 && pf[2].revents ? TOP_UI_MSG : 0) | (sfd < 0 || (n > 0 && pf[3].revents) ? TOP_UI_SIG : 0);
+    return !(n > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) && !key);
 }
 
 /* A descriptor that is readable while one of sigs is pending (they are blocked: sig.h), or -1. */
@@ -306,29 +317,30 @@ int top_ui_run(struct top_collector *c, int notify_fd, const int *sigs, double i
     ui->interval_ms = interval_ms;
     ui->sort_col = top_ptable_default_sort;
     ui->sort_desc = top_ptable_cols[ui->sort_col].desc;
-    bool dirty = true, key;
+    bool dirty = true;
     time_t drawn = 0;
     unsigned idle_reads = 0;
-    int sfd = top_ui_signalfd(sigs);
+    int sfd = top_ui_signalfd(sigs), ready = TOP_UI_ALL;
     for (;;) {
-        int sig = sig_wait(sigs, 0, NULL);
+        int sig = ready & TOP_UI_SIG ? sig_wait(sigs, 0, NULL) : 0;
         if (sig == SIGWINCH) {
             top_term_resize();
             dirty = true;
+            ready = TOP_UI_ALL;   /* a signal was one: there may be more */
             continue;
         }
         if (sig)
             break;
         uint64_t junk;
-        while (read(notify_fd, &junk, sizeof junk) > 0)
-            ;
-        if (!ui->paused && top_collect_take(c, &ui->view)) {
+        if (ready & TOP_UI_SNAP && read(notify_fd, &junk, sizeof junk) < 0)
+            junk = 0;   /* read already (EAGAIN): the snapshot is taken below either way */
+        if (!ui->paused && top_collect_take(c, &ui->view, &ui->hist, &ui->nhist)) {
             dirty = true;
             if (ui->sel_gpu >= ui->view.ngpus)
                 ui->sel_gpu = ui->view.ngpus ? ui->view.ngpus - 1 : 0;
         }
         char last[sizeof ui->msg];
-        if (top_term_messages(last, sizeof last)) {
+        if (ready & TOP_UI_MSG && top_term_messages(last, sizeof last)) {
             top_ui_msg(ui, "%s", last);
             dirty = true;
         }
@@ -339,9 +351,9 @@ int top_ui_run(struct top_collector *c, int notify_fd, const int *sigs, double i
             drawn = time(NULL);
             dirty = false;
         }
-        if (!top_ui_wait(ui, notify_fd, sfd, &key))
+        if (!top_ui_wait(ui, notify_fd, sfd, &ready))
             break;   /* the terminal hung up */
-        if (!key)
+        if (!(ready & TOP_UI_KEY))
             continue;
         int ch, got = 0;
         while ((ch = getch()) != ERR) {
@@ -369,6 +381,7 @@ out:
         close(sfd);
     top_proc_free(pc);
     top_snap_free(&ui->view);
+    free(ui->hist);
     free(ui);
     return EXIT_OK;
 }
