@@ -15,6 +15,11 @@ enum fmt_style { FMT_TEXT, FMT_CSV, FMT_JSON };
 /* Appends v. Non-ok values: JSON null; text/CSV the full marker below,
  * such as "[Not Supported]", "[GPU is lost]" or "[N/A]"; never 0. */
 void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style);
+/* The fast path of fmt_value(FMT_JSON) for what is not a string: writes v's JSON at out, which has
+ * room for FMT_JSON_NUMBER_MAX bytes, and returns the end; NULL, having written nothing, for a
+ * string or a number that needs printf (fmt_value writes those). */
+#define FMT_JSON_NUMBER_MAX UTIL_FMT_ROOM
+char *fmt_json_number(char *out, const struct metric *m, const struct value *v);
 /* Appends s as a JSON string literal, quotes included. Invalid UTF-8 bytes
  * become U+FFFD so the output is always valid JSON. */
 void fmt_json_string(struct sbuf *b, const char *s);

@@ -43,10 +43,25 @@ void sbuf_reset(struct sbuf *b);
 /* Makes room for extra more bytes plus a NUL (the slow path of sbuf_add). */
 void sbuf_grow(struct sbuf *b, size_t extra);
 void sbuf_puts(struct sbuf *b, const char *s);
-/* Appends a decimal integer, or a fixed-point number with `decimals` digits
- * (rounded half away from zero), without going through printf. */
+/* Appends a decimal integer, or a fixed-point number with `decimals` digits,
+ * as printf's "%lld" and "%.*f" write them (util_fmt_fixed), except that with
+ * up to 6 decimals a number that rounds to zero has no minus sign ("0.00",
+ * never "-0.00"). */
 void sbuf_put_int(struct sbuf *b, long long v);
 void sbuf_put_fixed(struct sbuf *b, double v, int decimals);
+/* Number formatting without printf, into out (unterminated); each returns the length written.
+ * util_fmt_uint/int need 20 bytes. util_fmt_fixed writes exactly what snprintf(out, n, "%.*f",
+ * decimals, v) would (rounding the exact binary value, ties to even; "-0.00" for a negative that
+ * rounds to zero), at most 19 bytes but scribbling up to UTIL_FMT_ROOM, or returns 0, having written
+ * nothing, when v is not on its fast path (NaN, infinities, |v| * 10^decimals >= 2^50, decimals
+ * outside 0-9): the caller asks printf then. */
+#define UTIL_FMT_ROOM 40
+size_t util_fmt_uint(char *out, unsigned long long v);
+size_t util_fmt_int(char *out, long long v);
+size_t util_fmt_fixed(char *out, double v, int decimals);
+/* The same with sbuf_put_fixed's sign: none on a number that rounds to zero; 0 (printf's) for more than
+ * 6 decimals. */
+size_t util_fmt_decimal(char *out, double v, int decimals);
 
 static inline void sbuf_add(struct sbuf *b, const char *s, size_t n)
 {
