@@ -44,6 +44,25 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+void *xcalloc_pages(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        util_oom(SIZE_MAX);
+    size_t bytes = n * size;
+    bytes = bytes ? bytes : 1;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        util_oom(bytes);
+    return p;
+}
+
+void xfree_pages(void *p, size_t n, size_t size)
+{
+    size_t bytes = n * size;
+    if (p)
+        munmap(p, bytes ? bytes : 1);
+}
+
 char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;

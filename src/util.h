@@ -23,6 +23,11 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* Zeroed memory of its own pages for a large array of which a sample writes a few parts (the sampler's
+ * GPUs): a page never written is never resident, where calloc clears them all (peak RSS). Freed by
+ * xfree_pages with the same n and size. */
+void *xcalloc_pages(size_t n, size_t size);
+void xfree_pages(void *p, size_t n, size_t size);
 
 /* s for a message: itself, or when longer than UTIL_SHORT chars its start
  * and end around "...", so that what follows it (the reason) is not lost
