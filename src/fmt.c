@@ -78,39 +78,61 @@ static void fmt_number(struct sbuf *b, const struct metric *m, const struct valu
     }
 }
 
-char *fmt_json_number(char *out, const struct metric *m, const struct value *v)
+static char *fmt_copy(char *out, const char *s, size_t n)
 {
+    memcpy(out, s, n);
+    return out + n;
+}
+
+char *fmt_number_at(char *out, const struct metric *m, const struct value *v, enum fmt_style style)
+{
+    static const char hex[] = "0123456789abcdef";
     if (v->state != VS_OK) {
-        memcpy(out, "null", 4);
-        return out + 4;
+        if (style == FMT_JSON)
+            return fmt_copy(out, "null", 4);
+        char tmp[32];
+        const char *mark = fmt_marker(v, FMT_MARK_FULL, tmp, sizeof tmp);
+        size_t n = strlen(mark);
+        return n <= FMT_NUMBER_MAX ? fmt_copy(out, mark, n) : NULL;
     }
     switch (m->kind) {
     case MK_INT:
-    case MK_HEX:
         return out + util_fmt_int(out, v->u.i);
+    case MK_HEX:
+        if (style == FMT_JSON)
+            return out + util_fmt_int(out, v->u.i);
+        out[0] = '0', out[1] = 'x';   /* "0x%016llx" */
+        for (int i = 0; i < 16; i++)
+            out[2 + i] = hex[((unsigned long long)v->u.i >> (60 - 4 * i)) & 15];
+        return out + 18;
     case MK_FLOAT: {
-        if (!isfinite(v->u.f)) {
-            memcpy(out, "null", 4);
-            return out + 4;
-        }
+        if (!isfinite(v->u.f))
+            return style == FMT_JSON ? fmt_copy(out, "null", 4) : fmt_copy(out, "[N/A]", 5);
         size_t n = util_fmt_decimal(out, v->u.f, m->decimals);
         return n ? out + n : NULL;
     }
     case MK_FLAG:
-        if (v->u.i) {
-            memcpy(out, "true", 4);
-            return out + 4;
-        }
-        memcpy(out, "false", 5);
-        return out + 5;
+        if (style == FMT_JSON)
+            return v->u.i ? fmt_copy(out, "true", 4) : fmt_copy(out, "false", 5);
+        if (style == FMT_CSV)
+            return fmt_copy(out, v->u.i ? "1" : "0", 1);
+        return v->u.i ? fmt_copy(out, "Active", 6) : fmt_copy(out, "Not Active", 10);
     case MK_PSTATE:
-        out[0] = '"', out[1] = 'P';
-        out += 2 + util_fmt_int(out + 2, v->u.i);
-        *out++ = '"';
+        if (style == FMT_JSON)
+            *out++ = '"';
+        *out++ = 'P';
+        out += util_fmt_int(out, v->u.i);
+        if (style == FMT_JSON)
+            *out++ = '"';
         return out;
     default:
         return NULL;
     }
+}
+
+char *fmt_json_number(char *out, const struct metric *m, const struct value *v)
+{
+    return fmt_number_at(out, m, v, FMT_JSON);
 }
 
 void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style)

@@ -52,23 +52,28 @@ static void jsonl_key(struct sbuf *b, enum metric_id id)
 
 /* What a GPU object lists after its index, for one list of ids (a sink's), worked out once per thread
  * and list: each row's key (with its comma), its kind and decimals. */
+/* What a GPU object lists after its index, for one list of ids (a sink's), worked out once per thread
+ * and list: each row's key with its comma, packed one after the other (few cache lines: a sample on an
+ * idle machine starts cold), its kind and decimals. */
 struct jsonl_row {
-    const char *key;
-    uint8_t keylen, kind;
+    uint16_t key;                          /* offset in keys */
+    uint8_t keylen, kind, id;
     int8_t decimals;
-    uint16_t id;
 };
+_Static_assert(METRIC_COUNT <= 255, "a row's id fits a byte");
 static _Thread_local struct jsonl_plan {
     bool ready;                            /* ids and rows hold a plan (zero: none, in .tbss) */
+    bool index;                            /* the ids list the index: an error of it has an entry too */
     int nids, nrows;
     enum metric_id ids[METRIC_COUNT];
     struct jsonl_row rows[METRIC_COUNT];
+    char keys[METRIC_COUNT * 48 + JSONL_KEY];   /* JSONL_KEY bytes are copied from any key's start */
 } jsonl_plan;
 
 static const struct jsonl_plan *jsonl_plan_for(const struct sink *s)
 {
     struct jsonl_plan *pl = &jsonl_plan;
-    if (s->nids > METRIC_COUNT || jsonl_keys[0].len > JSONL_KEY)
+    if (s->nids > METRIC_COUNT)
         return NULL;
     if (pl->ready && pl->nids == s->nids && !memcmp(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids))
         return pl;
@@ -76,16 +81,22 @@ static const struct jsonl_plan *jsonl_plan_for(const struct sink *s)
     pl->nids = s->nids;
     memcpy(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids);
     pl->nrows = 0;
+    pl->index = false;
+    size_t at = 0;
     for (int i = 0; i < s->nids; i++) {
         const struct metric *m = &metric_table[s->ids[i]];
+        pl->index |= m->id == M_INDEX;
         if (m->scope != MS_GPU || m->id == M_INDEX)
             continue;
-        if (jsonl_keys[m->id].len > JSONL_KEY) {   /* a key too long for the fixed copy: the slow path */
+        size_t len = jsonl_keys[m->id].len;
+        if (len > JSONL_KEY || at + len + JSONL_KEY > sizeof pl->keys) {   /* too long: the slow path */
             pl->ready = false;
             return NULL;
         }
-        pl->rows[pl->nrows++] = (struct jsonl_row){jsonl_keys[m->id].text, (uint8_t)jsonl_keys[m->id].len,
-                                                   (uint8_t)m->kind, (int8_t)m->decimals, (uint16_t)m->id};
+        memcpy(pl->keys + at, jsonl_keys[m->id].text, len);
+        pl->rows[pl->nrows++] = (struct jsonl_row){(uint16_t)at, (uint8_t)len, (uint8_t)m->kind, (uint8_t)m->id,
+                                                   (int8_t)m->decimals};
+        at += len;
     }
     return pl;
 }
@@ -97,43 +108,42 @@ static bool sink_jsonl_gpu_values(const struct sink *s, const struct record_gpu 
 {
     const size_t ahead = JSONL_KEY + FMT_JSON_NUMBER_MAX;
     const struct jsonl_plan *pl = jsonl_plan_for(s);
+    const struct value *index = &rg->v[M_INDEX];
     bool errors = false;
     if (!pl) {
         for (int i = 0; i < s->nids; i++) {
             const struct metric *m = &metric_table[s->ids[i]];
+            const struct value *v = &rg->v[m->id];
+            errors |= m->scope == MS_GPU && (v->state == VS_ERROR || v->state == VS_LOST);
             if (m->scope != MS_GPU || m->id == M_INDEX)
                 continue;
-            const struct value *v = &rg->v[m->id];
-            errors |= v->state == VS_ERROR || v->state == VS_LOST;
             sbuf_putc(b, ',');
             jsonl_key(b, m->id);
             fmt_value(b, m, v, FMT_JSON);
         }
         return errors;
     }
+    errors = pl->index && (index->state == VS_ERROR || index->state == VS_LOST);
     if (b->len + ahead + 1 > b->cap)
         sbuf_grow(b, ahead);
     char *p = b->data + b->len, *end = b->data + b->cap - ahead - 1;
     for (const struct jsonl_row *row = pl->rows, *last = pl->rows + pl->nrows; row < last; row++) {
         const struct value *v = &rg->v[row->id];
-        memcpy(p, row->key, JSONL_KEY);
+        memcpy(p, pl->keys + row->key, JSONL_KEY);
         p += row->keylen;
+        char *e;
         if (v->state != VS_OK) {
             errors |= v->state == VS_ERROR || v->state == VS_LOST;
             memcpy(p, "null", 4);
             p += 4;
-        } else if (row->kind == MK_INT && (unsigned long long)v->u.i < 10) {
-            *p++ = (char)('0' + v->u.i);
+        } else if ((e = fmt_fast(p, (enum metric_kind)row->kind, row->decimals, v, FMT_JSON)) ||
+                   (e = fmt_number_at(p, &metric_table[row->id], v, FMT_JSON))) {
+            p = e;
         } else {
-            char *e = fmt_json_number(p, &metric_table[row->id], v);
-            if (e) {
-                p = e;
-            } else {
-                b->len = (size_t)(p - b->data);
-                fmt_value(b, &metric_table[row->id], v, FMT_JSON);
-                p = b->data + b->len;
-                end = b->data + b->cap - ahead - 1;   /* it may have grown the buffer */
-            }
+            b->len = (size_t)(p - b->data);
+            fmt_value(b, &metric_table[row->id], v, FMT_JSON);
+            p = b->data + b->len;
+            end = b->data + b->cap - ahead - 1;   /* it may have grown the buffer */
         }
         if (p > end) {
             b->len = (size_t)(p - b->data);

@@ -287,15 +287,21 @@ void sbuf_put_fixed(struct sbuf *b, double v, int decimals)
 void sbuf_printf(struct sbuf *b, const char *fmt, ...)
 {
     va_list ap;
+    if (b->cap - b->len < 64)   /* room for what most calls write, so that one vsnprintf does */
+        sbuf_grow(b, 64);
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n < 0) {
+        b->data[b->len] = '\0';
         return;
-    sbuf_grow(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    }
+    if ((size_t)n >= b->cap - b->len) {   /* cut short: again, with the room it needs */
+        sbuf_grow(b, (size_t)n);
+        va_start(ap, fmt);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     b->len += (size_t)n;
 }
 
