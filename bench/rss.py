@@ -2,8 +2,8 @@
 """rss.py: peak resident memory of gpumon's commands on 8 simulated H200s,
 against nvtop showing the same GPUs through the same simulated NVML, in the
 same run: `gpumon query` (one answer) against `nvtop -s` (one snapshot), and
-`gpumon watch` (text, 100 ms, for 3 s) against `nvtop -l` (its loop, 100 ms,
-for 3 s). `gpumon serve` is measured too: it loads the exporter module
+`gpumon watch` (text, then JSON Lines, 100 ms, for 3 s) against `nvtop -l` (its
+JSON loop, 100 ms, for 3 s). `gpumon serve` is measured too: it loads the exporter module
 (libmicrohttpd, GnuTLS and their dependencies) that the other commands no
 longer map. Each figure is the median of 11 runs (ASLR moves the
 kernel's 64 KiB fault-around windows, so single runs vary by about 5%) (GNU time's %M).
@@ -57,6 +57,7 @@ def main():
     if not os.path.exists(gpumon):
         sys.exit("build gpumon first (cmake --build %s)" % build)
     nv = ["--nvml", sim]
+    nvtop_loop = median([nvtop, "-l", "-d", "1"], seconds=3) if nvtop else None
     rows = [
         ("gpumon query (8 GPUs, 5 fields)",
          median([gpumon, "query", "--query-gpu=index,name,utilization.gpu,memory.used,power.draw",
@@ -64,7 +65,10 @@ def main():
          median([nvtop, "-s"]) if nvtop else None),
         ("gpumon watch (text, 100 ms, 3 s)",
          median([gpumon, "watch", "--interval", "100ms"] + nv, seconds=3), "nvtop -l (its loop, 100 ms, 3 s)",
-         median([nvtop, "-l", "-d", "1"], seconds=3) if nvtop else None),
+         nvtop_loop),
+        ("gpumon watch (JSON Lines, 100 ms, 3 s)",
+         median([gpumon, "watch", "--interval", "100ms", "--format", "jsonl"] + nv, seconds=3),
+         "nvtop -l (its JSON loop, 100 ms, 3 s)", nvtop_loop),
     ]
     serve = median([gpumon, "serve", "--web.listen-address", "127.0.0.1:0", "--interval", "100ms"] + nv,
                    seconds=1, ready="serving")
