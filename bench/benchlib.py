@@ -12,9 +12,16 @@ def sim_share(args, env):
     out = "/tmp/gpumon-bench-cg.%d" % os.getpid()
     subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + args, env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r = annotate_share(out)
+    os.unlink(out)
+    return r
+
+
+def annotate_share(out):
+    """(total, inside the NVML library's nvml* entry points) of a callgrind output file: the simulated
+    NVML's, or the stand-in's (bench/nvml_free.c), under gpumon or under another client such as nvtop."""
     ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
                          capture_output=True, text=True, check=True).stdout
-    os.unlink(out)
     # callgrind_annotate may list one function in several forms (file:fn,
     # ???:fn, fn [object]); take each NVML entry point's largest inclusive
     # count once. gpumon's own functions are nvml_*; the simulator's are nvmlX.

@@ -2,14 +2,14 @@
 """rss.py: peak resident memory of gpumon's commands on 8 simulated H200s,
 against nvtop showing the same GPUs through the same simulated NVML, in the
 same run: `gpumon query` (one answer) against `nvtop -s` (one snapshot),
-`gpumon watch` (text, 100 ms, for 3 s) against `nvtop -l` (its loop, 100 ms,
-for 3 s), and `gpumon top` (every second) against nvtop's own screen
-(`nvtop -d 10`, every second), each full-screen program in a 200x50 tmux
-pane for 4 s, then quit with q as a user would (needs tmux). `gpumon serve`
-is measured too: it loads the exporter module (libmicrohttpd, GnuTLS and
-their dependencies) that the other commands no longer map. Each figure is
-the median of 11 runs, the tools alternating (ASLR moves the kernel's 64 KiB
-fault-around windows, so single runs vary by about 5%) (GNU time's %M).
+`gpumon watch` (text, then JSON Lines, 100 ms, for 3 s) against `nvtop -l` (its
+JSON loop, 100 ms, for 3 s), and `gpumon top` (every second) against nvtop's own
+screen (`nvtop -d 10`, every second), each full-screen program in a 200x50 tmux
+pane for 4 s, then quit with q as a user would (needs tmux). `gpumon serve` is
+measured too: it loads the exporter module (libmicrohttpd, GnuTLS and their
+dependencies) that the other commands no longer map. Each figure is the median
+of 11 runs, the tools alternating (ASLR moves the kernel's 64 KiB fault-around
+windows, so single runs vary by about 5%) (GNU time's %M).
 
 nvtop is taken from $NVTOP, else from PATH; without it the table says so and
 the ratios are against serve. Usage: bench/rss.py [BUILD_DIR]   (default: build)
@@ -92,6 +92,7 @@ def main():
     if not os.path.exists(gpumon):
         sys.exit("build gpumon first (cmake --build %s)" % build)
     nv = ["--nvml", sim]
+    nvtop_loop = median([nvtop, "-l", "-d", "1"], seconds=3) if nvtop else None
     rows = [
         ("gpumon query (8 GPUs, 5 fields)",
          median([gpumon, "query", "--query-gpu=index,name,utilization.gpu,memory.used,power.draw",
@@ -99,7 +100,10 @@ def main():
          median([nvtop, "-s"]) if nvtop else None),
         ("gpumon watch (text, 100 ms, 3 s)",
          median([gpumon, "watch", "--interval", "100ms"] + nv, seconds=3), "nvtop -l (its loop, 100 ms, 3 s)",
-         median([nvtop, "-l", "-d", "1"], seconds=3) if nvtop else None),
+         nvtop_loop),
+        ("gpumon watch (JSON Lines, 100 ms, 3 s)",
+         median([gpumon, "watch", "--interval", "100ms", "--format", "jsonl"] + nv, seconds=3),
+         "nvtop -l (its JSON loop, 100 ms, 3 s)", nvtop_loop),
     ]
     if os.path.exists(os.path.join(build, "gpumon-top.so")) and shutil.which("tmux"):
         top, nvtop_screen = median_pair([gpumon, "top", "--interval", "1s"] + nv, [nvtop, "-d", "10"] if nvtop else None)

@@ -4,6 +4,7 @@
 #include "fmt.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "nvml_abi.h"
@@ -77,6 +78,63 @@ static void fmt_number(struct sbuf *b, const struct metric *m, const struct valu
     }
 }
 
+static char *fmt_copy(char *out, const char *s, size_t n)
+{
+    memcpy(out, s, n);
+    return out + n;
+}
+
+char *fmt_number_at(char *out, const struct metric *m, const struct value *v, enum fmt_style style)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (v->state != VS_OK) {
+        if (style == FMT_JSON)
+            return fmt_copy(out, "null", 4);
+        char tmp[32];
+        const char *mark = fmt_marker(v, FMT_MARK_FULL, tmp, sizeof tmp);
+        size_t n = strlen(mark);
+        return n <= FMT_NUMBER_MAX ? fmt_copy(out, mark, n) : NULL;
+    }
+    switch (m->kind) {
+    case MK_INT:
+        return out + util_fmt_int(out, v->u.i);
+    case MK_HEX:
+        if (style == FMT_JSON)
+            return out + util_fmt_int(out, v->u.i);
+        out[0] = '0', out[1] = 'x';   /* "0x%016llx" */
+        for (int i = 0; i < 16; i++)
+            out[2 + i] = hex[((unsigned long long)v->u.i >> (60 - 4 * i)) & 15];
+        return out + 18;
+    case MK_FLOAT: {
+        if (!isfinite(v->u.f))
+            return style == FMT_JSON ? fmt_copy(out, "null", 4) : fmt_copy(out, "[N/A]", 5);
+        size_t n = util_fmt_decimal(out, v->u.f, m->decimals);
+        return n ? out + n : NULL;
+    }
+    case MK_FLAG:
+        if (style == FMT_JSON)
+            return v->u.i ? fmt_copy(out, "true", 4) : fmt_copy(out, "false", 5);
+        if (style == FMT_CSV)
+            return fmt_copy(out, v->u.i ? "1" : "0", 1);
+        return v->u.i ? fmt_copy(out, "Active", 6) : fmt_copy(out, "Not Active", 10);
+    case MK_PSTATE:
+        if (style == FMT_JSON)
+            *out++ = '"';
+        *out++ = 'P';
+        out += util_fmt_int(out, v->u.i);
+        if (style == FMT_JSON)
+            *out++ = '"';
+        return out;
+    default:
+        return NULL;
+    }
+}
+
+char *fmt_json_number(char *out, const struct metric *m, const struct value *v)
+{
+    return fmt_number_at(out, m, v, FMT_JSON);
+}
+
 void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style)
 {
     if (v->state != VS_OK) {
@@ -126,10 +184,36 @@ void fmt_html_text(struct sbuf *b, const char *s)
     }
 }
 
+/* Whether none of the 8 bytes of w needs escaping (each 0x20-0x7e, neither '"' nor '\\'). May answer
+ * false for a word that needs none (a carry), never true for one that does. */
+static bool fmt_json_plain8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
+    uint64_t bad = ((w - ones * 0x20) & ~w)                 /* a byte under 0x20 */
+                   | w | (w + ones)                         /* 0x80 and above, or 0x7f */
+                   | ((q - ones) & ~q) | ((bs - ones) & ~bs);   /* '"', '\\' */
+    return (bad & highs) == 0;
+}
+
 void fmt_json_string(struct sbuf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
-    sbuf_putc(b, '"');
+    size_t n = strlen(s), plain = 0;
+    while (plain + 8 <= n) {   /* whole words that need no escaping, copied at once */
+        uint64_t w;
+        memcpy(&w, s + plain, 8);
+        if (!fmt_json_plain8(w))
+            break;
+        plain += 8;
+    }
+    if (b->len + plain + 3 > b->cap)
+        sbuf_grow(b, plain + 2);
+    b->data[b->len++] = '"';
+    memcpy(b->data + b->len, s, plain);
+    b->len += plain;
+    b->data[b->len] = '\0';
+    p += plain;
     while (*p) {
         const unsigned char *run = p;
         while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')

@@ -23,6 +23,7 @@
 #include "host.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,17 +75,51 @@ static int host_read_mem(struct host_sample *h)
     return found == 3 ? 0 : -1;
 }
 
+/* One whitespace-separated integer field of a /proc text at *p, as sscanf's %lld reads it: leading
+ * spaces, an optional sign, digits (false when there are none); *p moves past it. */
+static bool host_field(const char **p, long long *v)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    bool neg = *s == '-';
+    if (*s == '-' || *s == '+')
+        s++;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long long u = 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        u = u * 10 + (unsigned long long)(*s - '0');
+    *v = neg ? (long long)(0ull - u) : (long long)u;
+    *p = s;
+    return true;
+}
+
 int host_parse_pid_stat(const char *text, struct host_pid_stat *out)
 {
-    const char *close = strrchr(text, ')');
-    if (sscanf(text, "%d", &out->pid) != 1 || !close)
+    const char *close = strrchr(text, ')'), *p = text;
+    long long pid;
+    if (!host_field(&p, &pid) || !close)
         return -1;
+    out->pid = (int)pid;
     /* after "(comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
      * utime stime cutime cstime priority nice threads itrealvalue starttime vsize rss */
-    int n = sscanf(close + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu %*d %*d %*d "
-                   "%*d %llu %*u %lld", &out->ppid, &out->utime, &out->stime, &out->cutime, &out->cstime,
-                   &out->start, &out->rss_pages);
-    return n == 7 ? 0 : -1;
+    p = close + 1;
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+        p++;
+    if (!*p)
+        return -1;
+    p++;   /* the state */
+    long long f[21];
+    for (int i = 0; i < 21; i++)
+        if (!host_field(&p, &f[i]))
+            return -1;
+    out->ppid = (int)f[0];
+    out->utime = (unsigned long long)f[10], out->stime = (unsigned long long)f[11];
+    out->cutime = (unsigned long long)f[12], out->cstime = (unsigned long long)f[13];
+    out->start = (unsigned long long)f[18];
+    out->rss_pages = f[20];
+    return 0;
 }
 
 long long host_parse_pid_io(const char *text)
@@ -96,17 +131,36 @@ long long host_parse_pid_io(const char *text)
     return at && sscanf(at, "read_bytes: %lld", &v) == 1 && v >= 0 ? v : -1;
 }
 
+/* Reads the file proc/PID/name (pid < 0: proc/name) into text (len bytes with the terminating NUL):
+ * its length, or -1. One open, read and close, no stdio: the tree's files are read at every sample. */
+static ssize_t host_read_small(const char *proc, int pid, const char *name, char *text, size_t len)
+{
+    char path[512];
+    if (pid >= 0)
+        snprintf(path, sizeof path, "%s/%d/%s", proc, pid, name);
+    else
+        snprintf(path, sizeof path, "%s/%s", proc, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, text, len - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    text[n] = '\0';
+    return n;
+}
+
 static long long host_read_pid_io(const char *proc, int pid)
 {
-    char path[512], text[512];
-    snprintf(path, sizeof path, "%s/%d/io", proc, pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
-    return host_parse_pid_io(text);
+    char text[512];
+    return host_read_small(proc, pid, "io", text, sizeof text) < 0 ? -1 : host_parse_pid_io(text);
+}
+
+static int host_read_pid_stat(const char *proc, int pid, struct host_pid_stat *st)
+{
+    char text[1024];
+    return host_read_small(proc, pid, "stat", text, sizeof text) < 0 ? -1 : host_parse_pid_stat(text, st);
 }
 
 /* Every process's stat; returns the count, *out owned by the caller. */
@@ -121,18 +175,10 @@ static int host_list_procs(const char *proc, struct host_pid_stat **out)
     while ((e = readdir(d))) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
-        char path[512], text[1024];
-        snprintf(path, sizeof path, "%s/%s/stat", proc, e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;   /* the process ended meanwhile */
-        size_t len = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-        text[len] = '\0';
         if (n == cap)
             *out = xrealloc(*out, (cap *= 2) * sizeof **out);
-        if (host_parse_pid_stat(text, &(*out)[n]) == 0)
-            n++;
+        if (host_read_pid_stat(proc, atoi(e->d_name), &(*out)[n]) == 0)
+            n++;   /* else the process ended meanwhile */
     }
     closedir(d);
     return n;
@@ -152,15 +198,13 @@ int host_children(const struct host_sample *h, int parent, int *pids, int max)
 /* Main-thread run + run-queue wait time in ns, or 0 when unknown. */
 static unsigned long long host_sched_ns(const char *proc, int pid)
 {
-    char path[512];
-    unsigned long long run = 0, wait = 0;
-    snprintf(path, sizeof path, "%s/%d/schedstat", proc, pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char text[128];
+    const char *p = text;
+    long long run, wait;
+    if (host_read_small(proc, pid, "schedstat", text, sizeof text) < 0 || !host_field(&p, &run) ||
+        !host_field(&p, &wait))
         return 0;
-    int n = fscanf(f, "%llu %llu", &run, &wait);
-    fclose(f);
-    return n == 2 ? run + wait : 0;
+    return (unsigned long long)run + (unsigned long long)wait;
 }
 
 static int host_pid_cmp(const void *a, const void *b)
@@ -224,11 +268,83 @@ enum host_framework host_job_framework(const struct host_sample *h, int root)
     return fw;
 }
 
+/* The pid the kernel gave last in gpumon's pid namespace (/proc/sys/kernel/ns_last_pid), or -1. */
+static long host_last_pid(const char *proc)
+{
+    char text[32];
+    const char *p = text;
+    long long v;
+    if (host_read_small(proc, -1, "sys/kernel/ns_last_pid", text, sizeof text) < 0 || !host_field(&p, &v) || v < 0)
+        return -1;
+    return (long)v;
+}
+
+/* Whether pid is a process (a thread group's leader), not another thread of one: /proc/TID opens for
+ * every thread, and its stat names the process's parent. */
+static bool host_is_process(const char *proc, int pid)
+{
+    char text[512];
+    if (host_read_small(proc, pid, "status", text, sizeof text) < 0)
+        return false;
+    const char *t = strstr(text, "\nTgid:");
+    long long tgid;
+    t = t ? t + 6 : NULL;
+    return t && host_field(&t, &tgid) && tgid == pid;
+}
+
+/* The processes that may be in the tree now, without reading every process of the machine: the tree's
+ * members at the previous read and its root, read again, and every process created since, whose pids
+ * the kernel handed out after the previous read's last one (pids are given in turn, wrapping at
+ * pid_max). Every member now is among them: a process joins the tree only by being created in it
+ * (an orphan is adopted by an ancestor, outside the tree). Returns the count, or -1 when this cannot
+ * be known (the first read, no ns_last_pid, too many new pids, a tree past HOST_JOB_MAX, a minute since
+ * the last full scan): the caller lists every process then. */
+static int host_job_candidates(struct host_sample *h, long last, uint64_t now, struct host_pid_stat **out)
+{
+    long prev = h->job_last_pid;
+    if (last < 0 || prev < 0 || h->job_nprev >= HOST_JOB_MAX || now - h->job_scan_ns > HOST_JOB_RESCAN_NS)
+        return -1;
+    long fresh = last >= prev ? last - prev : -1;   /* wrapped (or the counter was set back): scan */
+    if (fresh < 0 || fresh > HOST_JOB_PROBE_MAX)
+        return -1;
+    int cap = h->job_nprev + 1 + (int)fresh, n = 0;
+    struct host_pid_stat *ps = xmalloc((size_t)cap * sizeof *ps);
+    for (int j = 0; j < h->job_nprev; j++)
+        if (host_read_pid_stat(h->proc_path, h->job_prev[j].pid, &ps[n]) == 0 && ps[n].pid != h->job_pid)
+            n++;
+    if (host_read_pid_stat(h->proc_path, h->job_pid, &ps[n]) == 0)
+        n++;
+    int known = n;
+    for (long pid = prev + 1; pid <= last; pid++) {   /* new pids; a thread's is skipped below */
+        bool dup = false;
+        for (int j = 0; j < known && !dup; j++)
+            dup = ps[j].pid == pid;
+        if (!dup && host_read_pid_stat(h->proc_path, (int)pid, &ps[n]) == 0)
+            n++;
+    }
+    /* a new pid whose parent is among them may be a thread of a member: keep processes only */
+    for (int i = known; i < n; i++) {
+        bool parent = false;
+        for (int j = 0; j < n && !parent; j++)
+            parent = ps[j].pid == ps[i].ppid;
+        if (parent && !host_is_process(h->proc_path, ps[i].pid))
+            ps[i--] = ps[--n];
+    }
+    *out = ps;
+    return n;
+}
+
 static void host_read_job(struct host_sample *h)
 {
     struct host_pid_stat *ps;
     uint64_t now = util_mono_ns();   /* before the scan, like the previous read's time */
-    int n = host_list_procs(h->proc_path, &ps);
+    long last = host_last_pid(h->proc_path);   /* before reading: what is created meanwhile is seen next time */
+    int n = host_job_candidates(h, last, now, &ps);
+    if (n < 0) {
+        n = host_list_procs(h->proc_path, &ps);
+        h->job_scan_ns = now;
+    }
+    h->job_last_pid = last;
     /* Membership by the parent links, memoized: 0 unknown, 1 in the tree, 2 not; gpumon and its
      * threads never count as the job's. */
     int self = (int)getpid();
@@ -323,6 +439,7 @@ void host_job_watch(struct host_sample *h, int pid)
     h->job_pid = pid;
     h->job_ns = 0;
     h->job_nprev = 0;
+    h->job_last_pid = -1;
     host_read_job(h);
 }
 

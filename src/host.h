@@ -4,7 +4,9 @@
  * consecutive host_read() calls; the first call after host_init() covers
  * the time since host_init(). With host_job_watch(), host_read() also sums
  * the CPU time and RSS of one process tree (a command and all its
- * descendants, found through the parent links in /proc/PID/stat), and
+ * descendants, found through the parent links in /proc/PID/stat: of every
+ * process at the first read and once a minute, else of the tree's members
+ * and the processes created since the previous read), and
  * the bytes it read from storage (/proc/PID/io read_bytes). host_attrib.c
  * tells whose a process is: its user, container and Kubernetes pod.
  */
@@ -20,6 +22,8 @@ struct host_cpu_times {
 };
 
 #define HOST_JOB_MAX 1024   /* processes of the watched tree followed between reads */
+#define HOST_JOB_PROBE_MAX 512                  /* new pids read one by one; more: every process is read */
+#define HOST_JOB_RESCAN_NS 60000000000ull       /* every process is read at least once a minute */
 
 /* One process of the watched tree at the previous read. */
 struct host_job_proc {
@@ -47,6 +51,8 @@ struct host_sample {
     double job_read_bps;        /* bytes per second the tree read from storage */
     const char *proc_path;      /* "/proc"; tests may redirect */
     uint64_t job_ns;            /* monotonic time of the previous tree read */
+    uint64_t job_scan_ns;       /* ... and of the latest that read every process (host.c) */
+    long job_last_pid;          /* the last pid handed out at the previous read; -1 unknown */
     int job_nprev;
     struct host_job_proc *job_prev;     /* job_nprev entries; owned */
 };

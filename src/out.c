@@ -167,10 +167,7 @@ static bool out_wait(struct out *o)
  * *done is what was written, which cannot be taken back. */
 static int out_write_all(struct out *o, const char *buf, size_t len, size_t *done)
 {
-    off_t start = -1;
     struct stat st;
-    if (o->path && !o->fifo && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode))
-        start = st.st_size;
     *done = 0;
     while (*done < len) {
         ssize_t n = write(o->fd, buf + *done, len - *done);
@@ -184,8 +181,11 @@ static int out_write_all(struct out *o, const char *buf, size_t len, size_t *don
         }
         if (n <= 0) {
             int e = n < 0 ? errno : ENOSPC;
-            if (start >= 0 && *done > 0) {
-                if (ftruncate(o->fd, start) != 0)
+            /* the file's end before this record: its end now less what was written of it (one writer:
+             * loglock.c), asked only when a write fails, not at every record */
+            if (*done > 0 && o->path && !o->fifo && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                st.st_size >= (off_t)*done) {
+                if (ftruncate(o->fd, st.st_size - (off_t)*done) != 0)
                     util_warn("cannot remove a partial record from %s: %s", o->name, strerror(errno));
                 *done = 0;
             }

@@ -57,16 +57,16 @@ struct record_xid {
     struct timespec last;       /* the latest occurrence, on the records' clock (wall, or a fast-played scenario's) */
 };
 
-struct record_gpu {
+struct record_gpu {   /* the counts ahead of the lists: a record without lists writes fewer pages */
     unsigned int index;
-    struct value v[RECORD_MAX_METRICS];   /* indexed by enum metric_id */
     unsigned int nprocs;
-    struct record_proc procs[RECORD_MAX_PROCS];
     unsigned int procs_omitted;           /* processes left out of procs (beyond RECORD_MAX_PROCS; the count
                                            * and memory metrics include them) */
     unsigned int nxids;                   /* distinct codes, most recent first once full */
-    struct record_xid xids[RECORD_MAX_XIDS];
     unsigned njobs;                       /* job ids from an HPC job mapping directory (host_jobs.c) */
+    struct value v[RECORD_MAX_METRICS];   /* indexed by enum metric_id */
+    struct record_proc procs[RECORD_MAX_PROCS];
+    struct record_xid xids[RECORD_MAX_XIDS];
     char jobs[RECORD_MAX_JOBS][64];
 };
 

@@ -21,11 +21,15 @@
 #include "util.h"
 
 struct sampler {
-    unsigned ndev;
-    unsigned ngpus;
+    unsigned ndev;              /* s->gpus holds ndev (xcalloc_pages) */
+    unsigned ngpus, nrgpus;     /* selected; s->rgpus holds nrgpus */
     struct sampler_gpu *gpus;
     struct record_gpu *rgpus;
     bool want[METRIC_COUNT];
+    /* the GPU rows each sample reads (wanted, all but the state, which is read last), in table order,
+     * each with how (enum sampler_how), worked out at open */
+    int nrows;
+    uint8_t row_id[METRIC_COUNT], row_how[METRIC_COUNT];   /* ids fit: RECORD_MAX_METRICS < 256 */
     bool want_slow, want_host, want_gpm, processes;
     struct host_sample host;
     uint64_t host_ns;           /* when /proc was last read */
@@ -123,6 +127,30 @@ static void *sampler_slow_main(void *arg)
     return NULL;
 }
 
+/* How a sample reads a GPU row (sampler_plan). */
+enum sampler_how {
+    SH_ALWAYS,      /* by its reader, with or without a handle: index, driver version, XIDs (known after a loss) */
+    SH_STATIC,      /* read at open: copied (identity stays known after the GPU is lost) */
+    SH_SLOW,        /* by the slow-reader thread where the GPU has no PCIe counters, else as SH_READ */
+    SH_READ,        /* by its reader, while the GPU has a handle and is not lost */
+};
+
+/* The rows every sample reads, in table order (the readers' memos and a loss found midway rely on it). */
+static void sampler_plan(struct sampler *s)
+{
+    s->nrows = 0;
+    for (int id = 0; id < METRIC_COUNT; id++) {
+        const struct metric *m = &metric_table[id];
+        if (!s->want[id] || m->scope != MS_GPU || id == M_STATE)
+            continue;   /* the state is read last, after the readers may have found the GPU lost */
+        s->row_id[s->nrows] = (uint8_t)id;
+        s->row_how[s->nrows++] = id == M_INDEX || id == M_DRIVER_VERSION || id == M_XID_COUNT || id == M_XID_LAST
+                                     ? SH_ALWAYS
+                                 : m->cadence == MC_STATIC ? SH_STATIC
+                                 : m->cadence == MC_SLOW   ? SH_SLOW : SH_READ;
+    }
+}
+
 /* Does token name GPU g? Index, UUID (case-insensitive) or PCI bus id in
  * either domain width. */
 static bool sampler_matches(const struct sampler_gpu *g, const char *tok)
@@ -180,6 +208,7 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         want_slow |= s->want[id] && metric_table[id].cadence == MC_SLOW;
         s->want_host |= s->want[id] && metric_table[id].scope == MS_HOST;
     }
+    sampler_plan(s);
 #define SAMPLER_WANT_GPM(P, id, ...) s->want_gpm |= s->want[M_GPM_##id];
     GPM_TABLE(SAMPLER_WANT_GPM, _)
 #undef SAMPLER_WANT_GPM
@@ -192,7 +221,7 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
 
     if (!nvml.get_count || nvml.get_count(&s->ndev) != NVML_SUCCESS)
         s->ndev = 0;   /* no NVML (gpumon run without a driver): host figures only */
-    struct sampler_gpu *all = xcalloc(s->ndev ? s->ndev : 1, sizeof *all);
+    struct sampler_gpu *all = xcalloc_pages(s->ndev, sizeof *all);
     for (unsigned i = 0; i < s->ndev; i++) {
         struct sampler_gpu *g = &all[i];
         g->index = i;
@@ -213,7 +242,8 @@ int sampler_open(struct sampler **out, const struct sampler_opts *o, char *err, 
         sampler_close(s);
         return -1;
     }
-    s->rgpus = xcalloc(s->ngpus ? s->ngpus : 1, sizeof *s->rgpus);
+    s->rgpus = xcalloc_pages(s->ngpus, sizeof *s->rgpus);
+    s->nrgpus = s->ngpus;
     for (unsigned i = 0; i < s->ngpus; i++) {
         struct sampler_gpu *g = &s->gpus[i];
         pthread_mutex_init(&g->slow_mu, NULL);
@@ -261,26 +291,22 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
 {
     struct read_ctx c = {g, &s->host, s->tick, 0};
     rg->index = g->index;
-    for (int id = 0; id < METRIC_COUNT; id++) {
-        const struct metric *m = &metric_table[id];
+    for (int k = 0; k < s->nrows; k++) {
+        enum metric_id id = (enum metric_id)s->row_id[k];
         struct value *v = &rg->v[id];
-        if (!s->want[id] || m->scope != MS_GPU)
-            continue;
-        if (id == M_STATE)
-            continue;   /* read last, after the readers below may have found the GPU lost */
-        if (id == M_INDEX || id == M_DRIVER_VERSION || id == M_XID_COUNT || id == M_XID_LAST) {
-            sampler_read(&c, (enum metric_id)id, v);   /* need no handle; XIDs stay known after the GPU is lost */
-        } else if (m->cadence == MC_STATIC && g->h) {
-            *v = g->static_v[id];   /* identity stays known after the GPU is lost */
-        } else if (!g->h || atomic_load(&g->lost)) {
+        enum sampler_how how = (enum sampler_how)s->row_how[k];
+        if (how == SH_STATIC && g->h) {
+            *v = g->static_v[id];
+        } else if (how != SH_ALWAYS && (!g->h || atomic_load(&g->lost))) {
             int code = g->h ? atomic_load(&g->lost_code) : g->handle_rc;
             *v = (struct value){.state = nvml_code_is_lost(code) ? VS_LOST : VS_ERROR, .code = code};
-        } else if (sampler_pcie_slow(g, (enum metric_id)id)) {
+        } else if (how == SH_SLOW && sampler_pcie_slow(g, id)) {
             pthread_mutex_lock(&g->slow_mu);
             *v = g->slow_v[id];
             pthread_mutex_unlock(&g->slow_mu);
         } else {
-            sampler_read(&c, (enum metric_id)id, v);
+            c.id = id;
+            sampler_readers[id](&c, v);
         }
     }
     if (s->want[M_STATE])
@@ -395,7 +421,7 @@ void sampler_close(struct sampler *s)
     pthread_mutex_destroy(&s->stop_mu);
     pthread_cond_destroy(&s->stop_cv);
     host_close(&s->host);
-    free(s->gpus);
-    free(s->rgpus);
+    xfree_pages(s->gpus, s->ndev, sizeof *s->gpus);
+    xfree_pages(s->rgpus, s->nrgpus, sizeof *s->rgpus);
     free(s);
 }

@@ -161,10 +161,12 @@ void sampler_read_xid_count(const struct read_ctx *c, struct value *out)
 
 void sampler_read_xid_last(const struct read_ctx *c, struct value *out)
 {
-    sampler_read_xid_count(c, out);
-    if (out->state == VS_OK) {
-        pthread_mutex_lock(&c->g->slow_mu);
-        *out = c->g->xid_total ? (struct value){.state = VS_OK, .u.i = c->g->xid_last} : (struct value){0};
-        pthread_mutex_unlock(&c->g->slow_mu);
-    }
+    struct sampler_gpu *g = c->g;
+    pthread_mutex_lock(&g->slow_mu);
+    if (g->xid_rc != NVML_SUCCESS)
+        *out = (struct value){.state = nvml_code_is_unsupported(g->xid_rc) ? VS_UNSUPPORTED : VS_ERROR,
+                              .code = g->xid_rc};
+    else
+        *out = g->xid_total ? (struct value){.state = VS_OK, .u.i = g->xid_last} : (struct value){0};
+    pthread_mutex_unlock(&g->slow_mu);
 }

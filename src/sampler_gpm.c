@@ -134,15 +134,13 @@ void sampler_read_gpm(const struct read_ctx *c, struct value *out)
         out->state = VS_NONE;   /* the first pair is not 100 ms old yet */
         return;
     }
-    if (m->vrc[slot] != NVML_SUCCESS)
-        return sampler_value_fail(g, out, m->vrc[slot]);
     double v = m->v[slot];
-    if (!(v >= 0) || v > 1e12) {   /* NaN, negative or absurd: not a reading */
-        out->state = VS_ERROR;
-        out->code = NVML_ERROR_UNKNOWN;
+    if (m->vrc[slot] == NVML_SUCCESS && v >= 0 && v <= 1e12) {   /* the common case first */
+        *out = (struct value){.state = VS_OK, .u.f = v};
         return;
     }
-    out->state = VS_OK;
-    out->code = 0;
-    out->u.f = v;
+    if (m->vrc[slot] != NVML_SUCCESS)
+        return sampler_value_fail(g, out, m->vrc[slot]);
+    out->state = VS_ERROR;   /* NaN, negative or absurd: not a reading */
+    out->code = NVML_ERROR_UNKNOWN;
 }

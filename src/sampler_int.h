@@ -80,26 +80,29 @@ struct sampler_gpu {
     unsigned scap;
     struct nvml_process *procs; /* every process NVML lists (count and memory are theirs) */
     unsigned nprocs, proc_cap;
-    struct { unsigned pid; char name[64]; struct host_attrib who; } pname[RECORD_MAX_PROCS];
-    char jobs_warned[512];      /* the job mapping's latest problem with this GPU's file, said once */
 
     struct sampler_gpm gpm;
     struct sampler_pcie pcie;
 
     struct value static_v[RECORD_MAX_METRICS];  /* once-only metrics, read at open */
-    bool attr_have[GA_COUNT];                   /* attr[] holds this GA_ONCE attribute (sampler_attr.c) */
-    struct value attr[GA_COUNT];
-    char vbios[NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE];
-    char compute_cap[24];
     pthread_mutex_t slow_mu;
-    struct value slow_v[RECORD_MAX_METRICS];    /* latest slow-thread readings */
 
     /* XIDs seen since start (sampler_events.c), under slow_mu */
     nvmlReturn_t xid_rc;                        /* registration result */
     unsigned nxids;
-    struct record_xid xids[RECORD_MAX_XIDS];
     unsigned long long xid_total;
     unsigned xid_last;
+
+    /* What a sample of most nodes never touches comes last, so that the pages a sample writes are few
+     * (peak RSS): the codes seen, the process names, the slow thread's values, nvidia-smi's attributes. */
+    struct record_xid xids[RECORD_MAX_XIDS];
+    struct { unsigned pid; char name[64]; struct host_attrib who; } pname[RECORD_MAX_PROCS];
+    char jobs_warned[512];      /* the job mapping's latest problem with this GPU's file, said once */
+    struct value slow_v[RECORD_MAX_METRICS];    /* latest slow-thread readings */
+    bool attr_have[GA_COUNT];                   /* attr[] holds this GA_ONCE attribute (sampler_attr.c) */
+    struct value attr[GA_COUNT];
+    char vbios[NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE];
+    char compute_cap[24];
 
     /* per-process SM shares (sampler_proc.c): the newest sample seen, the call's buffer */
     unsigned long long putil_ts;

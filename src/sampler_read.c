@@ -414,13 +414,15 @@ void sampler_read_reasons(const struct read_ctx *c, struct value *out)
 /* One reader for every reason row: the row's bit from clock_reasons.h. */
 void sampler_read_reason(const struct read_ctx *c, struct value *out)
 {
-    for (int r = 0; r < CLOCK_REASON_COUNT; r++) {
-        if (metric_reason_id((enum clock_reason_id)r) != c->id)
-            continue;
-        nvmlReturn_t rc = fetch_reasons(c);
-        sampler_value_int(c->g, out, rc, (c->g->reasons & clock_reasons[r].bit) != 0);
+    static const unsigned long long bit_of[METRIC_COUNT] = {
+#define READ_REASON_BIT(P, id, bit, ...) [M_R_##id] = bit,
+        CLOCK_REASON_TABLE(READ_REASON_BIT, _)
+#undef READ_REASON_BIT
+    };
+    if (!bit_of[c->id])
         return;
-    }
+    nvmlReturn_t rc = fetch_reasons(c);
+    sampler_value_int(c->g, out, rc, (c->g->reasons & bit_of[c->id]) != 0);
 }
 
 void sampler_read_pstate(const struct read_ctx *c, struct value *out)

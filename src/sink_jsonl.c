@@ -17,13 +17,16 @@
  * diagnose and report read back.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
 #include "nvml_codes.h"
 #include "sink.h"
 
-/* Each metric's "key": prefix, escaped once, not at every sample. */
+/* Each metric's ,"key": escaped once, not at every sample; text + 1 is "key": without the comma. A
+ * GPU value copies JSONL_KEY bytes at once (the room is reserved), then moves on by len. */
+#define JSONL_KEY 64
 static struct { char text[96]; size_t len; } jsonl_keys[METRIC_COUNT];
 static pthread_once_t jsonl_keys_once = PTHREAD_ONCE_INIT;
 
@@ -33,6 +36,7 @@ static void jsonl_keys_build(void)
     sbuf_init(&b);
     for (int i = 0; i < METRIC_COUNT; i++) {
         sbuf_reset(&b);
+        sbuf_putc(&b, ',');
         fmt_json_string(&b, metric_table[i].key);
         sbuf_putc(&b, ':');
         snprintf(jsonl_keys[i].text, sizeof jsonl_keys[i].text, "%s", b.data);
@@ -43,7 +47,114 @@ static void jsonl_keys_build(void)
 
 static void jsonl_key(struct sbuf *b, enum metric_id id)
 {
-    sbuf_add(b, jsonl_keys[id].text, jsonl_keys[id].len);
+    sbuf_add(b, jsonl_keys[id].text + 1, jsonl_keys[id].len - 1);
+}
+
+/* What a GPU object lists after its index, for one list of ids (a sink's), worked out once per thread
+ * and list: each row's key (with its comma), its kind and decimals. */
+/* What a GPU object lists after its index, for one list of ids (a sink's), worked out once per thread
+ * and list: each row's key with its comma, packed one after the other (few cache lines: a sample on an
+ * idle machine starts cold), its kind and decimals. */
+struct jsonl_row {
+    uint16_t key;                          /* offset in keys */
+    uint8_t keylen, kind, id;
+    int8_t decimals;
+};
+_Static_assert(METRIC_COUNT <= 255, "a row's id fits a byte");
+static _Thread_local struct jsonl_plan {
+    bool ready;                            /* ids and rows hold a plan (zero: none, in .tbss) */
+    bool index;                            /* the ids list the index: an error of it has an entry too */
+    int nids, nrows;
+    enum metric_id ids[METRIC_COUNT];
+    struct jsonl_row rows[METRIC_COUNT];
+    char keys[METRIC_COUNT * 48 + JSONL_KEY];   /* JSONL_KEY bytes are copied from any key's start */
+} jsonl_plan;
+
+static const struct jsonl_plan *jsonl_plan_for(const struct sink *s)
+{
+    struct jsonl_plan *pl = &jsonl_plan;
+    if (s->nids > METRIC_COUNT)
+        return NULL;
+    if (pl->ready && pl->nids == s->nids && !memcmp(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids))
+        return pl;
+    pl->ready = true;
+    pl->nids = s->nids;
+    memcpy(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids);
+    pl->nrows = 0;
+    pl->index = false;
+    size_t at = 0;
+    for (int i = 0; i < s->nids; i++) {
+        const struct metric *m = &metric_table[s->ids[i]];
+        pl->index |= m->id == M_INDEX;
+        if (m->scope != MS_GPU || m->id == M_INDEX)
+            continue;
+        size_t len = jsonl_keys[m->id].len;
+        if (len > JSONL_KEY || at + len + JSONL_KEY > sizeof pl->keys) {   /* too long: the slow path */
+            pl->ready = false;
+            return NULL;
+        }
+        memcpy(pl->keys + at, jsonl_keys[m->id].text, len);
+        pl->rows[pl->nrows++] = (struct jsonl_row){(uint16_t)at, (uint8_t)len, (uint8_t)m->kind, (uint8_t)m->id,
+                                                   (int8_t)m->decimals};
+        at += len;
+    }
+    return pl;
+}
+
+/* A GPU's values after its index, each ,"key":value; true when one of them is an error (or lost), which
+ * then has an entry in "errors". The buffer keeps room for a whole key and a number ahead of the
+ * writing; strings and what needs printf go through fmt_value. */
+static bool sink_jsonl_gpu_values(const struct sink *s, const struct record_gpu *rg, struct sbuf *b)
+{
+    const size_t ahead = JSONL_KEY + FMT_JSON_NUMBER_MAX;
+    const struct jsonl_plan *pl = jsonl_plan_for(s);
+    const struct value *index = &rg->v[M_INDEX];
+    bool errors = false;
+    if (!pl) {
+        for (int i = 0; i < s->nids; i++) {
+            const struct metric *m = &metric_table[s->ids[i]];
+            const struct value *v = &rg->v[m->id];
+            errors |= m->scope == MS_GPU && (v->state == VS_ERROR || v->state == VS_LOST);
+            if (m->scope != MS_GPU || m->id == M_INDEX)
+                continue;
+            sbuf_putc(b, ',');
+            jsonl_key(b, m->id);
+            fmt_value(b, m, v, FMT_JSON);
+        }
+        return errors;
+    }
+    errors = pl->index && (index->state == VS_ERROR || index->state == VS_LOST);
+    if (b->len + ahead + 1 > b->cap)
+        sbuf_grow(b, ahead);
+    char *p = b->data + b->len, *end = b->data + b->cap - ahead - 1;
+    for (const struct jsonl_row *row = pl->rows, *last = pl->rows + pl->nrows; row < last; row++) {
+        const struct value *v = &rg->v[row->id];
+        memcpy(p, pl->keys + row->key, JSONL_KEY);
+        p += row->keylen;
+        char *e;
+        if (v->state != VS_OK) {
+            errors |= v->state == VS_ERROR || v->state == VS_LOST;
+            memcpy(p, "null", 4);
+            p += 4;
+        } else if ((e = fmt_fast(p, (enum metric_kind)row->kind, row->decimals, v, FMT_JSON)) ||
+                   (e = fmt_number_at(p, &metric_table[row->id], v, FMT_JSON))) {
+            p = e;
+        } else {
+            b->len = (size_t)(p - b->data);
+            fmt_value(b, &metric_table[row->id], v, FMT_JSON);
+            p = b->data + b->len;
+            end = b->data + b->cap - ahead - 1;   /* it may have grown the buffer */
+        }
+        if (p > end) {
+            b->len = (size_t)(p - b->data);
+            sbuf_grow(b, ahead);
+            p = b->data + b->len;
+            end = b->data + b->cap - ahead - 1;
+        }
+    }
+    b->len = (size_t)(p - b->data);
+    b->data[b->len] = '\0';
+    return errors;
 }
 
 static void sink_jsonl_begin(const struct sink *s, struct sbuf *b)
@@ -207,15 +318,8 @@ static void sink_jsonl_record(const struct sink *s, const struct record *r, stru
         const struct record_gpu *rg = &r->gpus[g];
         sbuf_puts(b, g ? ",{\"index\":" : "{\"index\":");
         sbuf_put_int(b, rg->index);
-        for (int i = 0; i < s->nids; i++) {
-            const struct metric *m = &metric_table[s->ids[i]];
-            if (m->scope != MS_GPU || m->id == M_INDEX)
-                continue;
-            sbuf_putc(b, ',');
-            jsonl_key(b, m->id);
-            fmt_value(b, m, &rg->v[m->id], FMT_JSON);
-        }
-        sink_jsonl_errors(s, rg, b);
+        if (sink_jsonl_gpu_values(s, rg, b))
+            sink_jsonl_errors(s, rg, b);
         sink_jsonl_xids(rg, b);
         for (unsigned j = 0; j < rg->njobs; j++) {   /* "jobs":["1234"], with a job mapping directory */
             sbuf_puts(b, j ? "," : ",\"jobs\":[");

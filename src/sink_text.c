@@ -15,6 +15,7 @@
  * (compact lines on a terminal under 80 columns), and --fields pairs go on
  * indented lines of their own.
  */
+#include <stdio.h>
 #include <string.h>
 #include "fmt.h"
 #include "sink.h"
@@ -26,19 +27,67 @@ static void sink_text_begin(const struct sink *s, struct sbuf *b)
     (void)b;
 }
 
-/* A value in fmt (its unit inside), or the brief marker right-aligned in
- * width columns so that columns stay aligned. */
-static void text_val(struct sbuf *b, const struct value *v, const char *fmt, bool is_float, int width)
+/* Appends n bytes of t padded to width columns as printf's "%*s" pads: right-aligned, or left-aligned
+ * for a negative width. */
+static void text_pad(struct sbuf *b, const char *t, size_t n, int width)
+{
+    size_t w = (size_t)(width < 0 ? -width : width), pad = w > n ? w - n : 0;
+    if (b->len + n + pad + 1 > b->cap)
+        sbuf_grow(b, n + pad);
+    char *p = b->data + b->len;
+    if (width > 0) {
+        memset(p, ' ', pad);
+        p += pad;
+    }
+    memcpy(p, t, n);
+    p += n;
+    if (width < 0) {
+        memset(p, ' ', pad);
+        p += pad;
+    }
+    b->len = (size_t)(p - b->data);
+    b->data[b->len] = '\0';
+}
+
+/* A number as printf writes it with a width: "%*lld" (decimals < 0) or "%*.*f" (without printf where
+ * util_fmt_fixed can). */
+static void text_number(struct sbuf *b, const struct value *v, int decimals, int width)
+{
+    char t[400];
+    size_t n;
+    if (decimals < 0)
+        n = util_fmt_int(t, v->u.i);
+    else if (!(n = util_fmt_fixed(t, v->u.f, decimals)))
+        n = (size_t)snprintf(t, sizeof t, "%.*f", decimals, v->u.f);
+    text_pad(b, t, n < sizeof t ? n : sizeof t - 1, width);
+}
+
+/* A string cut to prec bytes and padded to width, as printf's "%-*.*s". */
+static void text_str(struct sbuf *b, const char *s, int prec, int width)
+{
+    text_pad(b, s, strnlen(s, (size_t)prec), width);
+}
+
+/* A value as pre, the number (decimals < 0: an integer) in width columns, post; or the brief marker
+ * right-aligned in marker columns, so that columns stay aligned. */
+static void text_val(struct sbuf *b, const struct value *v, const char *pre, int width, int decimals, const char *post,
+                     int marker)
 {
     if (v->state == VS_OK) {
-        if (is_float)
-            sbuf_printf(b, fmt, v->u.f);
-        else
-            sbuf_printf(b, fmt, v->u.i);
+        sbuf_puts(b, pre);
+        text_number(b, v, decimals, width);
+        sbuf_puts(b, post);
     } else {
         char tmp[32];
-        sbuf_printf(b, "%*s", width, fmt_marker(v, FMT_MARK_BRIEF, tmp, sizeof tmp));
+        const char *m = fmt_marker(v, FMT_MARK_BRIEF, tmp, sizeof tmp);
+        text_pad(b, m, strlen(m), marker);
     }
+}
+
+static void text_int(struct sbuf *b, long long i, int width)
+{
+    struct value v = {.state = VS_OK, .u.i = i};
+    text_number(b, &v, -1, width);
 }
 
 static bool text_lost(const struct value *v)
@@ -53,7 +102,8 @@ static void text_reasons(struct sbuf *b, const struct value *v, const char *lead
     for (int i = 0; i < CLOCK_REASON_COUNT; i++) {
         const struct value *r = &v[metric_reason_id((enum clock_reason_id)i)];
         if (r->state == VS_OK && r->u.i && i != CR_IDLE) {
-            sbuf_printf(b, "%s%s", first ? lead : ",", clock_reasons[i].label);
+            sbuf_puts(b, first ? lead : ",");
+            sbuf_puts(b, clock_reasons[i].label);
             first = false;
         }
     }
@@ -78,47 +128,58 @@ static bool text_gpm_shown(const struct record *r)
 static void sink_text_gpu_full(const struct record_gpu *g, bool gpm, struct sbuf *b)
 {
     const struct value *v = g->v;
-    sbuf_printf(b, "  GPU %-2u ", g->index);
-    sbuf_printf(b, "%-24.24s", v[M_NAME].state == VS_OK ? v[M_NAME].u.s : "");
+    sbuf_puts(b, "  GPU ");
+    text_int(b, g->index, -2);
+    sbuf_putc(b, ' ');
+    text_str(b, v[M_NAME].state == VS_OK ? v[M_NAME].u.s : "", 24, -24);
     if (text_lost(v)) {
         sbuf_puts(b, "  LOST (fell off the bus or needs a reset)\n");
         return;
     }
     sbuf_puts(b, "  util ");
-    text_val(b, &v[M_UTIL_GPU], "%3lld%%", false, 4);
-    if (v[M_UTIL_MIN].state == VS_OK && v[M_UTIL_MAX].state == VS_OK)
-        sbuf_printf(b, " [%3lld-%3lld]", v[M_UTIL_MIN].u.i, v[M_UTIL_MAX].u.i);
-    else
+    text_val(b, &v[M_UTIL_GPU], "", 3, -1, "%", 4);
+    if (v[M_UTIL_MIN].state == VS_OK && v[M_UTIL_MAX].state == VS_OK) {
+        sbuf_puts(b, " [");
+        text_int(b, v[M_UTIL_MIN].u.i, 3);
+        sbuf_putc(b, '-');
+        text_int(b, v[M_UTIL_MAX].u.i, 3);
+        sbuf_putc(b, ']');
+    } else {
         sbuf_puts(b, "          ");
+    }
     if (gpm) {
         sbuf_puts(b, "  sm active ");
-        text_val(b, &v[M_GPM_SM_ACTIVE], "%3.0f%%", true, 4);
+        text_val(b, &v[M_GPM_SM_ACTIVE], "", 3, 0, "%", 4);
         sbuf_puts(b, " tensor ");
-        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "%3.0f%%", true, 4);
+        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "", 3, 0, "%", 4);
     }
     sbuf_puts(b, "  mem ");
-    text_val(b, &v[M_MEM_USED], "%6lld", false, 6);
+    text_val(b, &v[M_MEM_USED], "", 6, -1, "", 6);
     sbuf_putc(b, '/');
-    text_val(b, &v[M_MEM_TOTAL], "%-6lld", false, -6);
+    text_val(b, &v[M_MEM_TOTAL], "", -6, -1, "", -6);
     sbuf_puts(b, " MiB ");
-    double share = text_mem_share(v);
-    if (share >= 0)
-        sbuf_printf(b, "%5.1f%%", share);
-    else
+    struct value share = {.state = VS_OK, .u.f = text_mem_share(v)};
+    if (share.u.f >= 0) {
+        text_number(b, &share, 1, 5);
+        sbuf_putc(b, '%');
+    } else {
         sbuf_puts(b, "      ");
+    }
     sbuf_puts(b, "  temp ");
-    text_val(b, &v[M_TEMP], "%3lld C", false, 5);
+    text_val(b, &v[M_TEMP], "", 3, -1, " C", 5);
     sbuf_puts(b, "  power ");
-    text_val(b, &v[M_POWER], "%7.2f", true, 7);
+    text_val(b, &v[M_POWER], "", 7, 2, "", 7);
     sbuf_putc(b, '/');
-    text_val(b, &v[M_POWER_ENFORCED], "%-7.2f", true, -7);
+    text_val(b, &v[M_POWER_ENFORCED], "", -7, 2, "", -7);
     sbuf_puts(b, " W  sm ");
-    text_val(b, &v[M_CLOCK_SM], "%4lld MHz", false, 8);
+    text_val(b, &v[M_CLOCK_SM], "", 4, -1, " MHz", 8);
     sbuf_puts(b, "  ");
-    if (v[M_PSTATE].state == VS_OK)
-        sbuf_printf(b, "P%-2lld", v[M_PSTATE].u.i);
-    else
+    if (v[M_PSTATE].state == VS_OK) {
+        sbuf_putc(b, 'P');
+        text_int(b, v[M_PSTATE].u.i, -2);
+    } else {
         sbuf_puts(b, "   ");
+    }
     text_reasons(b, v, "  throttled: ");
     while (b->len && b->data[b->len - 1] == ' ')
         b->data[--b->len] = '\0';
@@ -137,35 +198,46 @@ static const char *text_short_name(const struct value *v)
 static void sink_text_gpu_compact(const struct record_gpu *g, bool gpm, struct sbuf *b)
 {
     const struct value *v = g->v;
-    sbuf_printf(b, "%3u %-14.14s", g->index, text_short_name(v));
+    text_int(b, g->index, 3);
+    sbuf_putc(b, ' ');
+    text_str(b, text_short_name(v), 14, -14);
     if (text_lost(v)) {
         sbuf_puts(b, " LOST (fell off the bus or needs a reset)\n");
         return;
     }
-    text_val(b, &v[M_UTIL_GPU], " %3lld%%", false, 5);
-    if (v[M_UTIL_MIN].state == VS_OK && v[M_UTIL_MAX].state == VS_OK)
-        sbuf_printf(b, " %3lld-%-3lld", v[M_UTIL_MIN].u.i, v[M_UTIL_MAX].u.i);
-    else
+    text_val(b, &v[M_UTIL_GPU], " ", 3, -1, "%", 5);
+    if (v[M_UTIL_MIN].state == VS_OK && v[M_UTIL_MAX].state == VS_OK) {
+        sbuf_putc(b, ' ');
+        text_int(b, v[M_UTIL_MIN].u.i, 3);
+        sbuf_putc(b, '-');
+        text_int(b, v[M_UTIL_MAX].u.i, -3);
+    } else {
         sbuf_puts(b, "        ");
-    if (gpm) {
-        text_val(b, &v[M_GPM_SM_ACTIVE], " %3.0f", true, 4);
-        sbuf_putc(b, '/');
-        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "%-2.0f", true, -2);   /* 100% tensor (never seen) takes one more */
     }
-    double share = text_mem_share(v);
-    if (share >= 0)
-        sbuf_printf(b, " %5.1f%%", share);
-    else
+    if (gpm) {
+        text_val(b, &v[M_GPM_SM_ACTIVE], " ", 3, 0, "", 4);
+        sbuf_putc(b, '/');
+        text_val(b, &v[M_GPM_TENSOR_ACTIVE], "", -2, 0, "", -2);   /* 100% tensor (never seen) takes one more */
+    }
+    struct value share = {.state = VS_OK, .u.f = text_mem_share(v)};
+    if (share.u.f >= 0) {
+        sbuf_putc(b, ' ');
+        text_number(b, &share, 1, 5);
+        sbuf_putc(b, '%');
+    } else {
         sbuf_puts(b, "    n/a");
-    text_val(b, &v[M_TEMP], " %3lldC", false, 5);
-    text_val(b, &v[M_POWER], " %4.0f", true, 5);
+    }
+    text_val(b, &v[M_TEMP], " ", 3, -1, "C", 5);
+    text_val(b, &v[M_POWER], " ", 4, 0, "", 5);
     sbuf_putc(b, '/');
-    text_val(b, &v[M_POWER_ENFORCED], "%-4.0fW", true, -5);
-    text_val(b, &v[M_CLOCK_SM], " %4lld", false, 5);
-    if (v[M_PSTATE].state == VS_OK)
-        sbuf_printf(b, " P%-2lld", v[M_PSTATE].u.i);
-    else
+    text_val(b, &v[M_POWER_ENFORCED], "", -4, 0, "W", -5);
+    text_val(b, &v[M_CLOCK_SM], " ", 4, -1, "", 5);
+    if (v[M_PSTATE].state == VS_OK) {
+        sbuf_puts(b, " P");
+        text_int(b, v[M_PSTATE].u.i, -2);
+    } else {
         sbuf_puts(b, "    ");
+    }
     text_reasons(b, v, " ");
     while (b->len && b->data[b->len - 1] == ' ')
         b->data[--b->len] = '\0';
@@ -174,10 +246,14 @@ static void sink_text_gpu_compact(const struct record_gpu *g, bool gpm, struct s
 
 static void text_pair(struct sbuf *b, const struct metric *m, const struct value *v)
 {
-    sbuf_printf(b, "  %s=", m->key);
+    sbuf_puts(b, "  ");
+    sbuf_puts(b, m->key);
+    sbuf_putc(b, '=');
     fmt_value(b, m, v, FMT_TEXT);
-    if (v->state == VS_OK && *m->unit)
-        sbuf_printf(b, " %s", m->unit);
+    if (v->state == VS_OK && *m->unit) {
+        sbuf_putc(b, ' ');
+        sbuf_puts(b, m->unit);
+    }
 }
 
 /* The host's CPU and memory; compact: shorter words, for 80 columns. */
@@ -188,15 +264,15 @@ static void sink_text_host(const struct record *r, bool compact, struct sbuf *b)
                                             {"  cpu usr ", " sys ", " io ", "  mem "}};
     const char *const *w = words[compact];
     sbuf_puts(b, w[0]);
-    text_val(b, &h[M_HOST_USER], "%.1f%%", true, 0);
+    text_val(b, &h[M_HOST_USER], "", 0, 1, "%", 0);
     sbuf_puts(b, w[1]);
-    text_val(b, &h[M_HOST_SYSTEM], "%.1f%%", true, 0);
+    text_val(b, &h[M_HOST_SYSTEM], "", 0, 1, "%", 0);
     sbuf_puts(b, w[2]);
-    text_val(b, &h[M_HOST_IOWAIT], "%.1f%%", true, 0);
+    text_val(b, &h[M_HOST_IOWAIT], "", 0, 1, "%", 0);
     sbuf_puts(b, w[3]);
-    text_val(b, &h[M_HOST_MEM_USED], "%lld", false, 0);
+    text_val(b, &h[M_HOST_MEM_USED], "", 0, -1, "", 0);
     sbuf_putc(b, '/');
-    text_val(b, &h[M_HOST_MEM_TOTAL], "%lld", false, 0);
+    text_val(b, &h[M_HOST_MEM_TOTAL], "", 0, -1, "", 0);
     sbuf_puts(b, " MiB");
 }
 
@@ -275,7 +351,9 @@ static void sink_text_render(const struct sink *s, const struct record *r, bool 
     char ts[32];
     compact = compact && !s->custom_fields;
     util_rfc3339(&r->time, ts);
-    sbuf_printf(b, "%s  %.*s", ts, compact ? 16 : 255, r->hostname);
+    sbuf_puts(b, ts);
+    sbuf_puts(b, "  ");
+    text_str(b, r->hostname, compact ? 16 : 255, 0);
     if (s->custom_fields) {
         for (int i = 0; i < s->nids; i++)
             if (metric_table[s->ids[i]].scope == MS_HOST)
@@ -299,7 +377,8 @@ static void sink_text_render(const struct sink *s, const struct record *r, bool 
             sink_text_gpu_full(&r->gpus[g], gpm, b);
             continue;
         }
-        sbuf_printf(b, "  GPU %u", r->gpus[g].index);
+        sbuf_puts(b, "  GPU ");
+        text_int(b, r->gpus[g].index, 0);
         for (int i = 0; i < s->nids; i++)
             if (metric_table[s->ids[i]].scope == MS_GPU)
                 text_pair(b, &metric_table[s->ids[i]], &r->gpus[g].v[s->ids[i]]);

@@ -23,6 +23,11 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* Zeroed memory of its own pages for a large array of which a sample writes a few parts (the sampler's
+ * GPUs): a page never written is never resident, where calloc clears them all (peak RSS). Freed by
+ * xfree_pages with the same n and size. */
+void *xcalloc_pages(size_t n, size_t size);
+void xfree_pages(void *p, size_t n, size_t size);
 
 /* s for a message: itself, or when longer than UTIL_SHORT chars its start
  * and end around "...", so that what follows it (the reason) is not lost
@@ -43,10 +48,25 @@ void sbuf_reset(struct sbuf *b);
 /* Makes room for extra more bytes plus a NUL (the slow path of sbuf_add). */
 void sbuf_grow(struct sbuf *b, size_t extra);
 void sbuf_puts(struct sbuf *b, const char *s);
-/* Appends a decimal integer, or a fixed-point number with `decimals` digits
- * (rounded half away from zero), without going through printf. */
+/* Appends a decimal integer, or a fixed-point number with `decimals` digits,
+ * as printf's "%lld" and "%.*f" write them (util_fmt_fixed), except that with
+ * up to 6 decimals a number that rounds to zero has no minus sign ("0.00",
+ * never "-0.00"). */
 void sbuf_put_int(struct sbuf *b, long long v);
 void sbuf_put_fixed(struct sbuf *b, double v, int decimals);
+/* Number formatting without printf, into out (unterminated); each returns the length written.
+ * util_fmt_uint/int need 20 bytes. util_fmt_fixed writes exactly what snprintf(out, n, "%.*f",
+ * decimals, v) would (rounding the exact binary value, ties to even; "-0.00" for a negative that
+ * rounds to zero), at most 19 bytes but scribbling up to UTIL_FMT_ROOM, or returns 0, having written
+ * nothing, when v is not on its fast path (NaN, infinities, |v| * 10^decimals >= 2^50, decimals
+ * outside 0-9): the caller asks printf then. */
+#define UTIL_FMT_ROOM 40
+size_t util_fmt_uint(char *out, unsigned long long v);
+size_t util_fmt_int(char *out, long long v);
+size_t util_fmt_fixed(char *out, double v, int decimals);
+/* The same with sbuf_put_fixed's sign: none on a number that rounds to zero; 0 (printf's) for more than
+ * 6 decimals. */
+size_t util_fmt_decimal(char *out, double v, int decimals);
 
 static inline void sbuf_add(struct sbuf *b, const char *s, size_t n)
 {

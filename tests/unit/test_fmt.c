@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
@@ -127,6 +128,164 @@ static void test_csv_quoting(void **state)
     assert_string_equal(csv(""), "");
 }
 
+/* util_fmt_fixed writes what snprintf's "%.*f" writes, byte for byte, or declines (0) and the caller asks
+ * printf; sbuf_put_fixed (every sink's decimals) is the same but for the sign of a negative zero. */
+static uint64_t fixed_rng = 0x9E3779B97F4A7C15ull;
+
+static uint64_t fixed_next(void)
+{
+    fixed_rng ^= fixed_rng << 13;
+    fixed_rng ^= fixed_rng >> 7;
+    fixed_rng ^= fixed_rng << 17;
+    return fixed_rng;
+}
+
+static unsigned long fixed_fast;
+
+static void fixed_check(double v, int d)
+{
+    char mine[UTIL_FMT_ROOM + 1], printf_s[512];
+    snprintf(printf_s, sizeof printf_s, "%.*f", d, v);
+    size_t n = util_fmt_fixed(mine, v, d);
+    if (n) {
+        fixed_fast++;
+        mine[n] = '\0';
+        if (strcmp(mine, printf_s) != 0)
+            fail_msg("%%.%df of %.17g: fast path \"%s\", printf \"%s\"", d, v, mine, printf_s);
+    }
+    struct sbuf b;
+    sbuf_init(&b);
+    sbuf_put_fixed(&b, v, d);
+    const char *want = printf_s;
+    if (d <= 6 && printf_s[0] == '-' && strspn(printf_s + 1, "0.") == strlen(printf_s + 1))
+        want = printf_s + 1;   /* a negative that rounds to zero: no sign (up to 6 decimals) */
+    if (strcmp(b.data, want) != 0)
+        fail_msg("sbuf_put_fixed(%.17g, %d): \"%s\", want \"%s\"", v, d, b.data, want);
+    sbuf_free(&b);
+}
+
+static void test_fixed_matches_printf(void **state)
+{
+    (void)state;
+    static const double edges[] = {
+        0, 0.5, 1.5, 2.5, 3.5, 0.125, 0.375, 0.625, 0.875, 0.0625, 0.25, 0.75,   /* exact ties: to even */
+        0.005, 0.015, 0.025, 0.045, 1.005, 2.675, 1.115, 8.345, 99.995, 9.9995, 0.9999999999, 0.95, 0.05,
+        0.49999999999999994, 0.5000000000000001, 1.0 / 3, 2.0 / 3, 12345.6789, 612.005, 81234567.0125,
+        1e-300, 5e-324, 2.2250738585072014e-308, 1e-10, 4.9e-10, 5e-10, 5.1e-10,
+        1e9, 1e12, 1e15, 1125899906842623.5, 1125899906842624.0, 4503599627370495.5, 9007199254740993.0,
+        1e17, 1e22, 1.7976931348623157e308,
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+        for (int d = 0; d <= 10; d++) {
+            fixed_check(edges[i], d);
+            fixed_check(-edges[i], d);
+            fixed_check(nextafter(edges[i], 0), d);
+            fixed_check(nextafter(edges[i], INFINITY), d);
+        }
+    for (int d = 0; d <= 10; d++) {
+        fixed_check(NAN, d);
+        fixed_check(-NAN, d);
+        fixed_check(INFINITY, d);
+        fixed_check(-INFINITY, d);
+        fixed_check(-0.0, d);
+    }
+    for (long i = 0; i < 400000; i++) {
+        int d = (int)(fixed_next() % 10);
+        uint64_t r = fixed_next();
+        double v;
+        switch (i % 6) {
+        case 0:   /* any bit pattern */
+            memcpy(&v, &r, sizeof v);
+            break;
+        case 1:   /* a counter in thousandths, as energy in J from mJ */
+            v = (double)(r % 100000000000ull) / 1000.0;
+            break;
+        case 2:   /* dyadic fractions: exact ties at many decimals */
+            v = (double)(r % 4000000) / 1024.0 * ((r >> 60) & 1 ? -1 : 1);
+            break;
+        case 3:   /* the decimal halfway points of d digits, and their neighbours */
+            v = ((double)(r % 10000000) + 0.5) / pow(10, d);
+            v = (r >> 62) == 0 ? nextafter(v, 0) : (r >> 62) == 1 ? nextafter(v, INFINITY) : v;
+            break;
+        case 4:   /* any magnitude */
+            v = ldexp((double)(r >> 11), (int)(fixed_next() % 100) - 100);
+            break;
+        default:  /* percentages and watts as readings give them */
+            v = (double)(r % 100000) / 1000.0 + (double)(r >> 40) / 1e16;
+            break;
+        }
+        fixed_check(v, d);
+    }
+    assert_true(fixed_fast > 300000);   /* the fast path took most of them */
+}
+
+static void test_ints(void **state)
+{
+    (void)state;
+    static const long long vals[] = {0, 1, 9, 10, 99, 100, 999, 1000, 65535, 4294967295ll, 4294967296ll,
+                                     999999999999ll, 1000000000000ll, 9223372036854775807ll, -1, -10, -99,
+                                     -4294967296ll, -9223372036854775807ll - 1};
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+        char mine[24], want[32];
+        snprintf(want, sizeof want, "%lld", vals[i]);
+        mine[util_fmt_int(mine, vals[i])] = '\0';
+        assert_string_equal(mine, want);
+        snprintf(want, sizeof want, "%llu", (unsigned long long)vals[i]);
+        mine[util_fmt_uint(mine, (unsigned long long)vals[i])] = '\0';
+        assert_string_equal(mine, want);
+    }
+    for (long i = 0; i < 200000; i++) {
+        uint64_t r = fixed_next() >> (fixed_next() % 64);
+        char mine[24], want[32];
+        snprintf(want, sizeof want, "%llu", (unsigned long long)r);
+        mine[util_fmt_uint(mine, r)] = '\0';
+        assert_string_equal(mine, want);
+    }
+}
+
+/* The JSON sink's fast path writes what fmt_value writes, for every kind and state. */
+static void test_json_number_fast_path(void **state)
+{
+    (void)state;
+    const struct value vals[] = {
+        {.state = VS_OK, .u.i = 0}, {.state = VS_OK, .u.i = 7}, {.state = VS_OK, .u.i = 143771},
+        {.state = VS_OK, .u.i = -3}, {.state = VS_OK, .u.f = 612.473}, {.state = VS_OK, .u.f = -0.001},
+        {.state = VS_OK, .u.f = NAN}, {.state = VS_OK, .u.f = 1e300}, {.state = VS_UNSUPPORTED},
+        {.state = VS_ERROR, .code = 4}, {.state = VS_LOST, .code = 15}, {.state = VS_NONE},
+    };
+    for (int id = 0; id < METRIC_COUNT; id++) {
+        const struct metric *m = &metric_table[id];
+        if (m->kind == MK_STR)
+            continue;
+        for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+            struct value v = vals[i];
+            if (m->kind == MK_FLOAT && v.state == VS_OK && i < 4)
+                v.u.f = (double)v.u.i;
+            char fast[UTIL_FMT_ROOM + 1];
+            char *end = fmt_json_number(fast, m, &v);
+            const char *slow = fmt((enum metric_id)id, v, FMT_JSON);
+            if (!end)
+                continue;   /* the caller asks fmt_value */
+            *end = '\0';
+            assert_string_equal(fast, slow);
+        }
+    }
+}
+
+/* Long and escaped strings: the word-at-a-time run gives what the byte loop gives. */
+static void test_json_long_strings(void **state)
+{
+    (void)state;
+    assert_string_equal(json("GPU-5f3c1a2e-8b4d-4c6f-9e1a-0000007a0000"), "\"GPU-5f3c1a2e-8b4d-4c6f-9e1a-0000007a0000\"");
+    assert_string_equal(json("abcdefgh\"ijklmnop"), "\"abcdefgh\\\"ijklmnop\"");
+    assert_string_equal(json("abcdefg\\hijklmnop"), "\"abcdefg\\\\hijklmnop\"");
+    assert_string_equal(json("abcdefghijklmno\x7fz"), "\"abcdefghijklmno\\u007fz\"");
+    assert_string_equal(json("abcdefghijklmno\x01z"), "\"abcdefghijklmno\\u0001z\"");
+    assert_string_equal(json("abcdefgh\xc3\xa9ijklmnop"), "\"abcdefgh\xc3\xa9ijklmnop\"");
+    assert_string_equal(json("abcdefgh\xffijklmnop"), "\"abcdefgh\\ufffdijklmnop\"");
+    assert_string_equal(json("~~~~~~~~ !!!!!!!"), "\"~~~~~~~~ !!!!!!!\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -135,6 +294,10 @@ int main(void)
         cmocka_unit_test(test_markers),
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_csv_quoting),
+        cmocka_unit_test(test_fixed_matches_printf),
+        cmocka_unit_test(test_ints),
+        cmocka_unit_test(test_json_number_fast_path),
+        cmocka_unit_test(test_json_long_strings),
     };
     return cmocka_run_group_tests_name("fmt", tests, NULL, NULL);
 }

@@ -140,6 +140,76 @@ static void test_job_reads(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void fake_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A process of the fake /proc that the tree's incremental read can tell from a thread (status's Tgid). */
+static void fake_task(const char *dir, int pid, int ppid, int tgid)
+{
+    char name[64], text[64];
+    fake_proc(dir, pid, ppid, 0);
+    snprintf(name, sizeof name, "%d/status", pid);
+    snprintf(text, sizeof text, "Name:\tpython3\nUmask:\t0022\nState:\tS\nTgid:\t%d\n", tgid);
+    fake_file(dir, name, text);
+}
+
+/* With ns_last_pid, a read looks at the tree's members and the pids handed out since the previous read,
+ * not at every process: new children join (a new thread of a member does not, nor a stranger's child),
+ * an ended member leaves, and an orphan adopted outside the tree leaves with it. */
+static void test_job_tree_incremental(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpumon-proc-XXXXXX", cmd[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/sys/kernel", dir);
+    assert_int_equal(system(cmd), 0);
+    fake_task(dir, 50, 1, 50);     /* a stranger */
+    fake_task(dir, 100, 1, 100);   /* the job */
+    fake_task(dir, 101, 100, 101);
+    fake_file(dir, "sys/kernel/ns_last_pid", "101\n");
+    struct host_sample h;
+    host_init(&h);
+    h.proc_path = dir;
+    host_job_watch(&h, 100);
+    assert_int_equal(h.job_procs, 2);
+    assert_int_equal(h.job_last_pid, 101);
+    uint64_t scanned = h.job_scan_ns;
+
+    fake_task(dir, 102, 101, 102);   /* a child of the worker */
+    fake_task(dir, 103, 100, 101);   /* a thread of the worker: its stat names the worker's parent */
+    fake_task(dir, 104, 50, 104);    /* the stranger's child */
+    fake_file(dir, "sys/kernel/ns_last_pid", "104\n");
+    host_read(&h);
+    assert_int_equal(h.job_scan_ns, scanned);   /* no full scan */
+    assert_int_equal(h.job_procs, 3);
+    assert_int_equal(h.job_last_pid, 104);
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s/101", dir);   /* the worker ends: init adopts 102 */
+    assert_int_equal(system(cmd), 0);
+    fake_task(dir, 102, 1, 102);
+    host_read(&h);
+    assert_int_equal(h.job_scan_ns, scanned);
+    assert_int_equal(h.job_procs, 1);
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s/103", dir);   /* a real /proc lists no thread: this one does */
+    assert_int_equal(system(cmd), 0);
+    fake_file(dir, "sys/kernel/ns_last_pid", "90\n");   /* set back (a wrap): every process is read */
+    fake_task(dir, 105, 100, 105);
+    host_read(&h);
+    assert_true(h.job_scan_ns > scanned);
+    assert_int_equal(h.job_procs, 2);
+    host_close(&h);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_pid_io(void **state)
 {
     (void)state;
@@ -394,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_stat_line),
         cmocka_unit_test(test_pid_io),
         cmocka_unit_test(test_job_reads),
+        cmocka_unit_test(test_job_tree_incremental),
         cmocka_unit_test(test_out_whole_records),
         cmocka_unit_test(test_out_full_backlog),
         cmocka_unit_test(test_out_zstd),
