@@ -71,7 +71,7 @@ function reading(page) {
 // The page's values against /metrics of the same collection (the page's record time is the collection's
 // start; the exporter's last success is its end): tries again until the two are of one collection.
 async function readMatched(page, label) {
-  for (let i = 0; i < 200; i++) {   // 30 s: a loaded machine may be slow to render
+  for (let i = 0; i < 400; i++) {   // 60 s or more: a loaded machine may be slow to render
     const r = await reading(page), m = await metrics();
     const done = m["gpumon_exporter_last_success_timestamp_seconds"];
     if (Object.keys(r.rows).length && done >= r.time && done - r.time < 0.5) return [r, m];
@@ -117,7 +117,7 @@ async function open(browser, intercept) {
 // the driver's period averages over a step of the square wave, so a collection that a loaded machine
 // takes late, across a step, reads a value between the two.
 async function readLevel(page, label, test) {
-  const deadline = Date.now() + 60000;
+  const deadline = Date.now() + 90000;
   for (;;) {
     const [r, m] = await readMatched(page, label);
     const u = r.rows["0"] && r.rows["0"]["utilization.gpu"].value;
