@@ -91,13 +91,7 @@ void top_snap_init(struct top_snap *s);
 void top_snap_free(struct top_snap *s);
 
 /* Rounding of a finite x >= 0 without libm, whose pages each function maps (fault-around: 64 kB a
- * call site's neighbourhood): to the nearest integer with halves to even, as nearbyint and printf
- * round, and with halves away from zero, as lround. */
-static inline double top_round_even(double x)
-{
-    return x < 0x1p52 ? (x + 0x1p52) - 0x1p52 : x;
-}
-
+ * call site's neighbourhood): to the nearest integer with halves away from zero, as lround. */
 static inline long top_round_away(double x)
 {
     long t = (long)x;   /* x - t is exact: the fraction of a double */

@@ -47,26 +47,18 @@ static double top_v(const struct top_gpu_rec *g, enum metric_id m)
 }
 
 /* Numbers without printf, whose multi-precision path costs about a thousand instructions a number (a
- * frame formats a hundred): top_d0 writes "%.0f" of a finite v as printf does (the nearest integer, ties
- * to even; -0 for a negative v that rounds to zero) at o, which has room for 24 bytes, and returns the
- * end; top_cell copies the text between t and e into o (n bytes). */
+ * frame formats a hundred): top_d0 writes "%.0f" of v as printf does (util_fmt_fixed: the nearest
+ * integer, ties to even; -0 for a negative v that rounds to zero) at o, which has room for 24 bytes,
+ * and returns the end; top_cell copies the text between t and e into o (n bytes). */
 static char *top_d0(char *o, double v)
 {
-    double r = top_round_even(fabs(v));
-    if (!(r < 1e15))
+    char t[UTIL_FMT_ROOM];
+    size_t k = util_fmt_fixed(t, v, 0);
+    if (!k)
         return o + snprintf(o, 24, "%.0f", v);
-    unsigned long long u = (unsigned long long)r;
-    char d[24];
-    int k = 0;
-    if (signbit(v))
-        *o++ = '-';
-    do
-        d[k++] = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    while (k)
-        *o++ = d[--k];
-    *o = '\0';
-    return o;
+    memcpy(o, t, k);
+    o[k] = '\0';
+    return o + k;
 }
 
 static void top_cell(char *o, size_t n, const char *t, const char *e)
