@@ -23,7 +23,11 @@ RUNS runs (default 5), tools alternating. Needs tmux. The last row is what
 top costs beyond that sampler: its CPU per second less watch's, against
 nvtop's (the sampler and the simulated NVML it calls are shared with watch,
 run and serve; the screen, the rules and the history are top's).
-Usage: bench/top_cost.py [BUILD_DIR] [SECONDS] [RUNS]   (default: build 10 5)
+With NVML=free both run on the stand-in driver whose calls cost nothing
+(bench/nvml_free.c, BUILD/nvml-free/libnvidia-ml.so.1), so the figures are each
+tool's own work: the simulator's scenario model (GPM's above all, which nvtop
+does not ask for) is not in them.
+Usage: [NVML=free] bench/top_cost.py [BUILD_DIR] [SECONDS] [RUNS]   (default: build 10 5)
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -32,7 +36,7 @@ seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 10.0
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 here = os.path.dirname(os.path.abspath(__file__))
 gpumon = os.path.join(build, "gpumon")
-sim = os.path.join(build, "sim", "libnvidia-ml.so.1")
+sim = os.path.join(build, "nvml-free" if os.environ.get("NVML") == "free" else "sim", "libnvidia-ml.so.1")
 scenario = os.path.join(here, "..", "examples", "scenarios", "idle-8xh200.scn")
 nvtop = os.environ.get("NVTOP") or shutil.which("nvtop")
 WIDTH, HEIGHT = 200, 50
@@ -139,8 +143,9 @@ def main():
     start = lambda xs: statistics.median(x[0] for x in xs)
     cpu = lambda xs, k: statistics.median(x[1].get(k, (0, 0))[0] for x in xs)
     wake = lambda xs, k: statistics.median(x[1].get(k, (0, 0))[1] for x in xs)
-    print("CPU, 8 simulated H200 (%s), %dx%d tmux pane, median of %d runs, %.0f s each"
-          % (os.path.basename(scenario), WIDTH, HEIGHT, runs, seconds))
+    print("CPU, 8 %s, %dx%d tmux pane, median of %d runs, %.0f s each"
+          % ("H200s of the stand-in driver whose calls cost nothing" if os.environ.get("NVML") == "free"
+             else "simulated H200 (%s)" % os.path.basename(scenario), WIDTH, HEIGHT, runs, seconds))
     print("| | gpumon top (every second) | %s | ratio |" % base_name)
     print("| --- | --- | --- | --- |")
     print("| start-up, until all 8 GPUs are drawn | %.1f ms | %.1f ms | %.2fx |"
