@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh [build|test]: installs the packages gpumon needs, only those
 # missing, with apt on Debian 11/12 and Ubuntu 20.04/22.04/24.04.
-#   build  what building and running gpumon needs (scripts/demo)
+#   build  what building and running gpumon needs (scripts/demo), and where the release has them,
+#          simdjson 3.0+ and g++ (the fast log reader: optional, never fatal)
 #   test   that plus the test suite's tools (scripts/test, CI; the default),
 #          and on Debian the third-party NVML clients that the simulator
 #          tests run (nvtop, python3-pynvml), from Debian's contrib
@@ -22,7 +23,11 @@ test=(libcmocka-dev python3 python3-yaml procps time curl openssl prometheus val
       zstd chromium clang libclang-rt-dev python3-torch python3-ipython python3-ipykernel python3-jupyter-client
       tmux)
 contrib=(nvtop python3-pynvml)   # Debian's contrib component (they need NVIDIA's non-free driver to be useful)
-pkgs=("${build[@]}")
+# Optional, never fatal: simdjson 3.0 or later, diagnose's fast log reader, and g++ for its one C++ file
+# (docs/building.md). A release with an older simdjson (Debian 11's 0.7, Ubuntu 20.04's and 22.04's) goes without
+# both: gpumon reads logs with cJSON there, the same results, slower.
+optional=(libsimdjson-dev g++)
+pkgs=("${build[@]}" "${optional[@]}")
 [ "$what" = test ] && pkgs+=("${test[@]}")
 # node and npm for the page tests' browser driver, unless a node with its npm is there (NodeSource's)
 [ "$what" = test ] && ! command -v npm > /dev/null && pkgs+=(nodejs npm)
@@ -128,7 +133,16 @@ fi
 
 # What this release does not have at all is said and left out; a build package is fatal.
 avail=() absent=()
+simd=$(apt-cache show --no-all-versions libsimdjson-dev 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+simd_ok=false
+if [ -n "$simd" ] && dpkg --compare-versions "$simd" ge 3; then simd_ok=true; fi
 for p in "${missing[@]}"; do
+  if [ "$p" = libsimdjson-dev ] || [ "$p" = g++ ]; then
+    if ! $simd_ok; then
+      [ "$p" = g++ ] || echo "deps: libsimdjson-dev ${simd:-(none)} here, gpumon needs 3.0: left out (logs read with cJSON)" >&2
+      continue
+    fi
+  fi
   if apt-cache show --no-all-versions "$p" > /dev/null 2>&1; then avail+=("$p"); else absent+=("$p"); fi
 done
 status=0

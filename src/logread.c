@@ -24,6 +24,7 @@
 #include <string.h>
 #include "lazylib.h"
 #include "logread_int.h"
+#include "logread_simd.h"
 #include "logsrc.h"
 #include "metrics.h"
 #include "nvml_codes.h"
@@ -33,10 +34,7 @@
 #define LOGREAD_MAX_INDEX 65535         /* NVML indices are small; a larger one is not a GPU */
 #define LOGREAD_ARENA_MIN (1u << 20)
 #define LOGREAD_SLOTS 16
-
-/* Key ids besides metric ids. */
-enum { LOGREAD_KEY_EMPTY = -2, LOGREAD_KEY_UNKNOWN = -1, LOGREAD_KEY_ERRORS = -3, LOGREAD_KEY_PROCESSES = -4,
-       LOGREAD_KEY_XIDS = -5, LOGREAD_KEY_JOBS = -6 };
+_Static_assert(LOGSRC_PAD >= LOGREAD_SIMD_PAD, "the lines of logsrc carry simdjson's padding");
 
 struct logread_key {
     char key[64];
@@ -49,13 +47,16 @@ struct logread_arena {
     size_t overflow;                /* bytes that did not fit, this line */
 };
 
-/* One parsed line: its tree owns the strings its record points to. */
+/* One parsed line: its tree (cJSON) or its string buffer (simdjson) owns the strings its record points
+ * to. */
 struct logread_tree {
     cJSON *root;
     struct logread_arena arena;
     struct record_gpu *gpus;
     unsigned gcap;
     struct record_rank ranks[RECORD_MAX_RANKS];
+    char *strs;                     /* the simdjson path's strings */
+    size_t scap;
 };
 
 /* A line handed from the reader thread to the caller. */
@@ -69,6 +70,8 @@ struct logread_slot {
 struct logread {
     struct logsrc *src;
     char *path;
+    const struct logread_simd_ops *simd_ops;   /* the simdjson reader, NULL: cJSON only */
+    struct logread_simd *simd;      /* its parser, used by the one thread that parses */
     unsigned long long lineno;
     struct logread_key host_keys[LOGREAD_KEY_CACHE], gpu_keys[LOGREAD_KEY_CACHE];   /* reader's */
     struct logread_tree direct;     /* logread_parse()'s */
@@ -91,6 +94,18 @@ struct logread {
     pthread_mutex_t mu;
     pthread_cond_t more, room;
 };
+
+static const struct logread_simd_ops *logread_simd_ops_used;
+
+void logread_simd_use(const struct logread_simd_ops *ops)
+{
+    logread_simd_ops_used = ops;
+}
+
+const struct logread_simd_ops *logread_simd_current(void)
+{
+    return logread_simd_ops_used;
+}
 
 /* The arena of the parse running on this thread; NULL: plain malloc. */
 static _Thread_local struct logread_arena *logread_cur;
@@ -142,30 +157,6 @@ static void logread_release(struct logread_tree *t)
     logread_cur = NULL;
 }
 
-int logread_parse_time(const char *s, struct timespec *out)
-{
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    int n = 0;
-    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec, &n) != 6 || n != 19)
-        return -1;
-    long nsec = 0, scale = 100000000;
-    const char *p = s + n;
-    if (*p == '.') {
-        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-            nsec += scale * (*p - '0');
-    }
-    if (strcmp(p, "Z") != 0 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-        tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-        return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    out->tv_sec = timegm(&tm);
-    out->tv_nsec = nsec;
-    return 0;
-}
-
 /* The id of the pos-th key of an object: a metric id, or one of the
  * LOGREAD_KEY_* values. */
 static int logread_key_id(struct logread_key *cache, size_t pos, const char *key)
@@ -173,10 +164,7 @@ static int logread_key_id(struct logread_key *cache, size_t pos, const char *key
     struct logread_key *c = pos < LOGREAD_KEY_CACHE ? &cache[pos] : NULL;
     if (c && c->id != LOGREAD_KEY_EMPTY && !strcmp(c->key, key))
         return c->id;
-    const struct metric *m = metric_find(key);
-    int id = m ? (int)m->id : !strcmp(key, "errors") ? LOGREAD_KEY_ERRORS
-           : !strcmp(key, "processes") ? LOGREAD_KEY_PROCESSES : !strcmp(key, "xids") ? LOGREAD_KEY_XIDS
-           : !strcmp(key, "jobs") ? LOGREAD_KEY_JOBS : LOGREAD_KEY_UNKNOWN;
+    int id = logread_key(key);
     if (c && strlen(key) < sizeof c->key) {
         snprintf(c->key, sizeof c->key, "%s", key);
         c->id = id;
@@ -184,58 +172,13 @@ static int logread_key_id(struct logread_key *cache, size_t pos, const char *key
     return id;
 }
 
-/* An integer from a JSON number: -1 when it is not one. */
-/* Sets v from a JSON value of metric m. Returns NULL, or what is wrong
- * with the value ("is out of range"). */
-static const char *logread_value(const struct metric *m, const cJSON *j, struct value *v)
+/* A cJSON node as logread_scalar takes it. */
+static const char *logread_value(int id, const cJSON *j, struct value *v)
 {
-    static const char *const wrong[] = {
-        [MK_INT] = "has the wrong type for a numeric value", [MK_FLOAT] = "has the wrong type for a numeric value",
-        [MK_HEX] = "has the wrong type for a numeric value", [MK_STR] = "has the wrong type for a string value",
-        [MK_FLAG] = "has the wrong type for a boolean value", [MK_PSTATE] = "is not a P-state (\"P0\" to \"P15\")",
-    };
-    memset(v, 0, sizeof *v);
-    if (logread_is(j, cJSON_NULL)) {
-        /* the log's contract: a GPU value null without "errors" is "not supported"; a host figure that
-         * is null is not known yet (CPU shares need an interval) */
-        if (m->scope == MS_GPU) {
-            v->state = VS_UNSUPPORTED;
-            v->code = NVML_ERROR_NOT_SUPPORTED;
-        }
-        return NULL;
-    }
-    v->state = VS_OK;
-    bool number = logread_is(j, cJSON_Number);
-    switch (m->kind) {
-    case MK_FLOAT:
-        if (number && !isfinite(j->valuedouble))
-            return "is out of range";   /* 1e400: not a double */
-        v->u.f = j->valuedouble;
-        return number ? NULL : wrong[m->kind];
-    case MK_INT:
-    case MK_HEX:
-        if (number && !isfinite(j->valuedouble))
-            return "is out of range";
-        if (number && j->valuedouble != floor(j->valuedouble))
-            return "is not a whole number";
-        if (number && fabs(j->valuedouble) > 9.007199254740992e15)
-            return "is out of range";
-        return logread_int(j, &v->u.i) == 0 ? NULL : wrong[m->kind];
-    case MK_FLAG:
-        v->u.i = logread_is(j, cJSON_True);
-        return logread_is(j, cJSON_True) || logread_is(j, cJSON_False) ? NULL : wrong[m->kind];
-    case MK_PSTATE: {
-        const char *s = logread_str(j);
-        char *end;
-        if (!s || s[0] != 'P' || s[1] < '0' || s[1] > '9')
-            return wrong[m->kind];
-        v->u.i = strtol(s + 1, &end, 10);
-        return *end || v->u.i > 15 ? wrong[m->kind] : NULL;
-    }
-    case MK_STR:
-        return (v->u.s = logread_str(j)) ? NULL : wrong[m->kind];
-    }
-    return wrong[MK_INT];
+    enum logread_json t = logread_is(j, cJSON_NULL) ? LJ_NULL : logread_is(j, cJSON_False) ? LJ_FALSE
+                          : logread_is(j, cJSON_True) ? LJ_TRUE : logread_is(j, cJSON_Number) ? LJ_NUMBER
+                          : logread_is(j, cJSON_String) ? LJ_STRING : LJ_OTHER;
+    return logread_scalar(id, t, t == LJ_NUMBER ? j->valuedouble : 0, t == LJ_STRING ? j->valuestring : NULL, v);
 }
 
 /* The members of a GPU object that are not metric values. */
@@ -264,7 +207,7 @@ static int logread_metrics(struct logread_key *cache, const cJSON *obj, enum met
         }
         if (metric_table[id].scope != scope || id == M_INDEX)
             continue;
-        const char *why = logread_value(&metric_table[id], j, &vals[id]);
+        const char *why = logread_value(id, j, &vals[id]);
         if (why) {
             snprintf(err, errlen, "\"%s\" %s", j->string, why);
             return -1;
@@ -283,23 +226,19 @@ static int logread_errors_map(const cJSON *errs, struct value *vals, char *err, 
         return -1;
     }
     cJSON_ArrayForEach(j, errs) {
-        const struct metric *m = metric_find(j->string);
-        if (!m || m->scope != MS_GPU)
+        int id = logread_error_metric(j->string);
+        if (id < 0)
             continue;
         long long code;
         if (logread_is(j, cJSON_String)) {
-            code = nvml_code_from_text(j->valuestring);   /* logs of gpumon 0.1 stored the text only */
+            code = logread_error_text(j->valuestring);
         } else if (logread_int(logread_item(j, "code"), &code) != 0 || code < 0 ||
                    code > 0x7fffffff) {
             snprintf(err, errlen, "\"errors\": \"%.64s\" needs an integer \"code\" from 0 to 2147483647",
                      j->string);
             return -1;
         }
-        if (code == NVML_SUCCESS)
-            continue;
-        vals[m->id] = (struct value){.state = nvml_code_is_lost((int)code) ? VS_LOST
-                                              : nvml_code_is_unsupported((int)code) ? VS_UNSUPPORTED : VS_ERROR,
-                                     .code = (int32_t)code};
+        logread_error_apply(vals, id, code);
     }
     return 0;
 }
@@ -326,6 +265,7 @@ static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size
             continue;
         struct record_proc *rp = &g->procs[g->nprocs++];
         rp->pid = (unsigned)pid;
+        rp->kinds = 0;   /* a log does not say */
         rp->used_mib = logread_int(logread_item(p, "used_memory"), &mem) == 0 ? mem : -1;
         const char *name = logread_str(logread_item(p, "name"));
         snprintf(rp->name, sizeof rp->name, "%s", name ? name : "");
@@ -415,11 +355,32 @@ static int logread_gpu(struct logread *lr, const cJSON *obj, struct record_gpu *
     return 0;
 }
 
+/* The simdjson path (logread_simd.h): 1 with the record, 0 to leave the line to cJSON. line[len] is NUL
+ * and LOGREAD_SIMD_PAD bytes after it can be read. */
+static int logread_simd_parse(struct logread *lr, struct logread_tree *t, const char *line, size_t len,
+                              struct record *rec)
+{
+    if (!lr->simd)
+        return 0;
+    if (t->scap < len + 1) {
+        t->scap = len + 1 > 4096 ? len + 1 + len / 2 : 4096;
+        free(t->strs);
+        t->strs = xmalloc(t->scap);
+    }
+    struct logread_simd_out out = {t->gpus, t->gcap, t->ranks, t->strs};
+    int rc = lr->simd_ops->parse(lr->simd, line, len, &out, rec);
+    t->gpus = out.gpus;   /* grown or not, it is the tree's */
+    t->gcap = out.gcap;
+    return rc;
+}
+
 static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const char *line, size_t len,
                               struct record *rec, char *err, size_t errlen)
 {
     pthread_once(&logread_hooks_once, logread_hooks);
     logread_release(t);
+    if (logread_simd_parse(lr, t, line, len, rec) == 1)
+        return 0;
     logread_cur = &t->arena;
     const char *end = NULL;
     /* line[len] is NUL: ParseWithOpts, since cJSON 1.7.10 has no length form */
@@ -487,10 +448,10 @@ static int logread_tree_parse(struct logread *lr, struct logread_tree *t, const 
 
 int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen)
 {
-    /* the parser wants the line NUL-terminated: a copy (tests and fuzzing only) */
-    char *copy = xmalloc(len + 1);
+    /* the parsers want the line NUL-terminated and padded: a copy (tests and fuzzing only) */
+    char *copy = xmalloc(len + 1 + LOGREAD_SIMD_PAD);
     memcpy(copy, line, len);
-    copy[len] = '\0';
+    memset(copy + len, 0, 1 + LOGREAD_SIMD_PAD);
     int rc = logread_tree_parse(lr, &lr->direct, copy, len, rec, err, errlen);
     free(copy);   /* the record's strings point into the tree, not into the line */
     return rc;
@@ -504,6 +465,8 @@ int logread_open(struct logread **out, const char *path, char *err, size_t errle
     struct logread *lr = xcalloc(1, sizeof *lr);
     lr->src = src;
     lr->path = xstrdup(path);
+    lr->simd_ops = logread_simd_ops_used;
+    lr->simd = lr->simd_ops ? lr->simd_ops->open() : NULL;
     for (int i = 0; i < LOGREAD_KEY_CACHE; i++)
         lr->host_keys[i].id = lr->gpu_keys[i].id = LOGREAD_KEY_EMPTY;
     pthread_mutex_init(&lr->mu, NULL);
@@ -678,7 +641,10 @@ void logread_close(struct logread *lr)
         logread_release(t);
         free(t->arena.buf);
         free(t->gpus);
+        free(t->strs);
     }
+    if (lr->simd)
+        lr->simd_ops->close(lr->simd);
     pthread_mutex_destroy(&lr->mu);
     pthread_cond_destroy(&lr->more);
     pthread_cond_destroy(&lr->room);

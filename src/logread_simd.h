@@ -1,0 +1,84 @@
+/*
+ * logread_simd.h: the log reader's fast path. Where simdjson is found at
+ * build time (CMakeLists.txt, GPUMON_SIMDJSON), logread_simd.cpp, the one
+ * C++ file of gpumon, parses a line with simdjson's DOM parser (validating
+ * all of it, as cJSON does) and fills the same record as logread.c's cJSON
+ * path. It answers only when the result is certainly the same: on any error
+ * or anything the two parsers might read differently (a number of 64 or
+ * more characters, a trailing CR, an integer -0 where a float's sign would
+ * survive, nesting over 64 levels), it declines and the cJSON path reads
+ * the line, so messages and edge cases stay cJSON's. Conversions of values
+ * (kinds, ranges, the errors map) are logread.c's own C functions, shared.
+ *
+ * gpumon loads it on first use as the module gpumon-simdjson.so (so no
+ * other command maps libstdc++ and simdjson); the tests and fuzz harnesses
+ * link it and call logread_simd_use() themselves.
+ */
+#ifndef GPUMON_LOGREAD_SIMD_H
+#define GPUMON_LOGREAD_SIMD_H
+
+#include <stddef.h>
+#include "record.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOGREAD_SIMD_PAD 64   /* readable bytes a line needs after its end (simdjson's padding) */
+
+/* Where one parsed record's parts live (a slot of the reader's ring): valid until its next parse. */
+struct logread_simd_out {
+    struct record_gpu *gpus;      /* grown with realloc by the parser */
+    unsigned gcap;
+    struct record_rank *ranks;    /* RECORD_MAX_RANKS, the caller's */
+    char *strs;                   /* the record's strings: at least the line's length + 1 bytes */
+};
+
+struct logread_simd;              /* a parser: one per thread that parses */
+
+struct logread_simd_ops {
+    const char *version;          /* GPUMON_VERSION of the build it came from */
+    size_t record_size, gpu_size, rank_size;   /* the layout it was built for */
+    const char *(*library)(void); /* "simdjson 3.0.1 (icelake)" */
+    struct logread_simd *(*open)(void);
+    void (*close)(struct logread_simd *p);
+    /* Parses line (len bytes, NUL after them and LOGREAD_SIMD_PAD readable bytes after that) into rec
+     * and out. Returns 1 with the record cJSON's path would read, 0 to leave the line to that path. */
+    int (*parse)(struct logread_simd *p, const char *line, size_t len, struct logread_simd_out *out,
+                 struct record *rec);
+};
+
+/* The module's table (logread_simd.cpp; dlsym name "logread_simd_table"). */
+extern const struct logread_simd_ops logread_simd_table;
+
+/* The simdjson reader that logread_open uses from now on; NULL: cJSON only. */
+void logread_simd_use(const struct logread_simd_ops *ops);
+/* The one in use, or NULL. */
+const struct logread_simd_ops *logread_simd_current(void);
+
+/* What logread.c shares with the simdjson path, so that both convert alike. */
+enum logread_json { LJ_NULL, LJ_FALSE, LJ_TRUE, LJ_NUMBER, LJ_STRING, LJ_OTHER };
+/* Key ids besides metric ids (>= 0). */
+enum { LOGREAD_KEY_EMPTY = -2, LOGREAD_KEY_UNKNOWN = -1, LOGREAD_KEY_ERRORS = -3, LOGREAD_KEY_PROCESSES = -4,
+       LOGREAD_KEY_XIDS = -5, LOGREAD_KEY_JOBS = -6 };
+/* The id of a key: a metric id, or one of LOGREAD_KEY_*. */
+int logread_key(const char *key);
+/* What a metric id is (0 for an id that is none): of the host (else of a GPU), the GPU's index, a float. */
+#define LOGREAD_KF_HOST 1u
+#define LOGREAD_KF_INDEX 2u
+#define LOGREAD_KF_FLOAT 4u
+unsigned logread_key_flags(int id);
+/* Sets v from a JSON value (type t; num for a number, str for a string) of metric id. Returns NULL, or
+ * what is wrong with the value ("is out of range"). */
+const char *logread_scalar(int id, enum logread_json t, double num, const char *str, struct value *v);
+/* The errors map: the GPU metric an entry's key names (-1: none, the entry is skipped); an entry's NVML
+ * code from its text (logs of gpumon 0.1); the code applied to the value (0: nothing). */
+int logread_error_metric(const char *key);
+long long logread_error_text(const char *text);
+void logread_error_apply(struct value *vals, int id, long long code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
