@@ -212,11 +212,33 @@ void first_of(object obj, const char *const (&keys)[N], const element *(&found)[
 struct logread_simd {
     simdjson::dom::parser parser;
     key_slot host_keys[KEY_CACHE], gpu_keys[KEY_CACHE];
-    unsigned char flags[RECORD_MAX_METRICS];   /* logread_key_flags of each metric id */
+    unsigned char flags[RECORD_MAX_METRICS];   /* logread_key_flags of each metric id (they fit a byte) */
     int index_id;
 };
 
 namespace {
+
+/* Whether n bytes at a and b are the same: a word at a time, inline (keys are some 20 bytes, and every
+ * record has hundreds). */
+inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y;
+    if (n < 8) {
+        for (; n > 0; a++, b++, n--)
+            if (*a != *b)
+                return false;
+        return true;
+    }
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return false;
+    }
+    memcpy(&x, a + n - 8, 8);   /* the last word, overlapping the one before: no byte loop */
+    memcpy(&y, b + n - 8, 8);
+    return x == y;
+}
 
 /* The id of the pos-th key of an object (logread.c's logread_key_id, with the length compared first). */
 int key_id(key_slot *cache, size_t pos, const object::iterator &it)
@@ -224,7 +246,7 @@ int key_id(key_slot *cache, size_t pos, const object::iterator &it)
     key_slot *c = pos < KEY_CACHE ? &cache[pos] : nullptr;
     size_t len = it.key_length();
     const char *k = it.key_c_str();
-    if (c && c->id != LOGREAD_KEY_EMPTY && c->len == len && !memcmp(c->key, k, len))
+    if (c && c->id != LOGREAD_KEY_EMPTY && c->len == len && same_bytes(c->key, k, len))
         return c->id;   /* the same bytes, none of them NUL: the same C string */
     int id = logread_key(k);
     size_t n = strlen(k);
@@ -236,9 +258,8 @@ int key_id(key_slot *cache, size_t pos, const object::iterator &it)
     return id;
 }
 
-/* One value of metric id into v (logread_value); float: the metric is a float (the sign of its zero
- * survives). */
-bool scalar(line_state &st, int id, element e, struct value *v, bool is_float)
+/* One value of metric id (its logread_key_flags) into v, as logread.c converts it. */
+bool scalar(line_state &st, unsigned flags, element e, struct value *v)
 {
     enum logread_json t;
     double x = 0;
@@ -248,19 +269,24 @@ bool scalar(line_state &st, int id, element e, struct value *v, bool is_float)
     case element_type::BOOL: t = e.get_bool().value_unsafe() ? LJ_TRUE : LJ_FALSE; break;
     case element_type::INT64:
     case element_type::UINT64:
-    case element_type::DOUBLE:
-        if (!number(st, e, x, is_float))
+        /* a float's zero keeps its sign */
+        if (!number(st, e, x, LOGREAD_KF_KIND(flags) == LK_FLOAT))
             return false;
+        t = LJ_WHOLE;   /* an integer of 64 bits: its double is whole too */
+        break;
+    case element_type::DOUBLE:
+        x = e.get_double().value_unsafe();
         t = LJ_NUMBER;
         break;
     case element_type::STRING:
-        if (!(s = keep(st, c_str(e))))
+        s = c_str(e);   /* a string value is kept: the record's own copy */
+        if (LOGREAD_KF_KIND(flags) == LK_STR && !(s = keep(st, s)))
             return false;
         t = LJ_STRING;
         break;
     default: t = LJ_OTHER; break;
     }
-    return logread_scalar(id, t, x, s, v) == nullptr;
+    return logread_convert(flags, t, x, s, v) == nullptr;
 }
 
 struct extras {
@@ -276,7 +302,7 @@ bool metrics(logread_simd *p, line_state &st, object obj, bool host, struct valu
     key_slot *cache = host ? p->host_keys : p->gpu_keys;
     for (auto it = obj.begin(); it != obj.end(); ++it) {
         int id = key_id(cache, pos++, it);
-        unsigned flags = id >= 0 && id < RECORD_MAX_METRICS ? p->flags[id] : 0;
+        unsigned flags = id >= 0 && id < RECORD_MAX_METRICS ? p->flags[id] : logread_key_flags(id);
         if (ex && id == p->index_id && !ex->has_index) {
             ex->index = it.value();
             ex->has_index = true;
@@ -295,7 +321,7 @@ bool metrics(logread_simd *p, line_state &st, object obj, bool host, struct valu
         }
         if (((flags & LOGREAD_KF_HOST) != 0) != host || (flags & LOGREAD_KF_INDEX))
             continue;
-        if (!scalar(st, id, it.value(), &vals[id], (flags & LOGREAD_KF_FLOAT) != 0))
+        if (!scalar(st, flags, it.value(), &vals[id]))
             return false;
     }
     return true;

@@ -17,7 +17,10 @@
 #ifndef GPUMON_LOGREAD_SIMD_H
 #define GPUMON_LOGREAD_SIMD_H
 
+#include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include "record.h"
 
 #ifdef __cplusplus
@@ -57,19 +60,83 @@ void logread_simd_use(const struct logread_simd_ops *ops);
 const struct logread_simd_ops *logread_simd_current(void);
 
 /* What logread.c shares with the simdjson path, so that both convert alike. */
-enum logread_json { LJ_NULL, LJ_FALSE, LJ_TRUE, LJ_NUMBER, LJ_STRING, LJ_OTHER };
+enum logread_json { LJ_NULL, LJ_FALSE, LJ_TRUE, LJ_NUMBER, LJ_STRING, LJ_OTHER,
+                   LJ_WHOLE };   /* a number known to be whole (simdjson's integers): as LJ_NUMBER, one check less */
 /* Key ids besides metric ids (>= 0). */
 enum { LOGREAD_KEY_EMPTY = -2, LOGREAD_KEY_UNKNOWN = -1, LOGREAD_KEY_ERRORS = -3, LOGREAD_KEY_PROCESSES = -4,
        LOGREAD_KEY_XIDS = -5, LOGREAD_KEY_JOBS = -6 };
 /* The id of a key: a metric id, or one of LOGREAD_KEY_*. */
 int logread_key(const char *key);
-/* What a metric id is (0 for an id that is none): of the host (else of a GPU), the GPU's index, a float. */
+/* What a metric id is (0 for an id that is none): of the host (else of a GPU), the GPU's index, and its
+ * kind (metrics.h's, as a logread_kind). */
 #define LOGREAD_KF_HOST 1u
 #define LOGREAD_KF_INDEX 2u
-#define LOGREAD_KF_FLOAT 4u
+#define LOGREAD_KF_KIND(flags) (((flags) >> 4) & 7u)
+enum logread_kind { LK_NONE, LK_INT, LK_FLOAT, LK_HEX, LK_STR, LK_FLAG, LK_PSTATE };
 unsigned logread_key_flags(int id);
-/* Sets v from a JSON value (type t; num for a number, str for a string) of metric id. Returns NULL, or
- * what is wrong with the value ("is out of range"). */
+#define LOGREAD_NOT_SUPPORTED 3       /* NVML_ERROR_NOT_SUPPORTED (checked in logread_value.c) */
+
+/* Sets v from a JSON value (type t; num for a number, str for a string) of a metric with these flags.
+ * Returns NULL, or what is wrong with the value ("is out of range"). The one conversion of both parsers:
+ * inline, as it runs for every value of every record. */
+static inline const char *logread_convert(unsigned flags, enum logread_json t, double num, const char *str,
+                                          struct value *v)
+{
+    unsigned kind = LOGREAD_KF_KIND(flags);
+    const char *wrong = kind == LK_STR ? "has the wrong type for a string value"
+                        : kind == LK_FLAG ? "has the wrong type for a boolean value"
+                        : kind == LK_PSTATE ? "is not a P-state (\"P0\" to \"P15\")"
+                                            : "has the wrong type for a numeric value";
+    int number = t == LJ_NUMBER || t == LJ_WHOLE;
+    memset(v, 0, sizeof *v);
+    if (t == LJ_NULL) {
+        /* the log's contract: a GPU value null without "errors" is "not supported"; a host figure that
+         * is null is not known yet (CPU shares need an interval) */
+        if (!(flags & LOGREAD_KF_HOST)) {
+            v->state = VS_UNSUPPORTED;
+            v->code = LOGREAD_NOT_SUPPORTED;
+        }
+        return NULL;
+    }
+    v->state = VS_OK;
+    switch (kind) {
+    case LK_FLOAT:
+        if (number && !isfinite(num))
+            return "is out of range";   /* 1e400: not a double */
+        v->u.f = number ? num : 0;
+        return number ? NULL : wrong;
+    case LK_INT:
+    case LK_HEX:
+        if (!number)
+            return wrong;
+        if (!isfinite(num))
+            return "is out of range";
+        if (t != LJ_WHOLE && num != floor(num))
+            return "is not a whole number";
+        if (fabs(num) > 9.007199254740992e15)
+            return "is out of range";
+        v->u.i = (long long)num;
+        return NULL;
+    case LK_FLAG:
+        v->u.i = t == LJ_TRUE;
+        return t == LJ_TRUE || t == LJ_FALSE ? NULL : wrong;
+    case LK_PSTATE: {
+        char *end;
+        if (t != LJ_STRING || str[0] != 'P' || str[1] < '0' || str[1] > '9')
+            return wrong;
+        v->u.i = strtol(str + 1, &end, 10);
+        return *end || v->u.i > 15 ? wrong : NULL;
+    }
+    case LK_STR:
+        if (t != LJ_STRING)
+            return wrong;
+        v->u.s = str;
+        return NULL;
+    default:
+        return wrong;
+    }
+}
+/* logread_convert for metric id. */
 const char *logread_scalar(int id, enum logread_json t, double num, const char *str, struct value *v);
 /* The errors map: the GPU metric an entry's key names (-1: none, the entry is skipped); an entry's NVML
  * code from its text (logs of gpumon 0.1); the code applied to the value (0: nothing). */

@@ -18,14 +18,47 @@
 #include "nvml_codes.h"
 #include "util.h"
 
+/* Days from 1970-01-01 to a date of the proleptic Gregorian calendar (as timegm counts them; a day of the
+ * month past the month's end runs on into the next, as timegm normalizes it). */
+static long long logread_days(long long y, int m, int d)
+{
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* The digits of s[at..at+n) as a number, or -1 if one is not a digit. */
+static int logread_digits(const char *s, int at, int n)
+{
+    int v = 0;
+    for (int i = at; i < at + n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
 int logread_parse_time(const char *s, struct timespec *out)
 {
     struct tm tm;
     memset(&tm, 0, sizeof tm);
     int n = 0;
-    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec, &n) != 6 || n != 19)
+    /* every record has one: gpumon's own form read without sscanf and timegm, anything else with them */
+    int y, mo = 0, d = 0, h = 0, mi = 0, se = 0;   /* in order: no byte past the string's end is read */
+    bool plain = (y = logread_digits(s, 0, 4)) >= 0 && s[4] == '-' && (mo = logread_digits(s, 5, 2)) >= 0 &&
+                 s[7] == '-' && (d = logread_digits(s, 8, 2)) >= 0 && s[10] == 'T' &&
+                 (h = logread_digits(s, 11, 2)) >= 0 && s[13] == ':' && (mi = logread_digits(s, 14, 2)) >= 0 &&
+                 s[16] == ':' && (se = logread_digits(s, 17, 2)) >= 0;
+    if (plain) {
+        tm.tm_year = y, tm.tm_mon = mo, tm.tm_mday = d, tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = se;
+        n = 19;
+    } else if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                      &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19) {
         return -1;
+    }
     long nsec = 0, scale = 100000000;
     const char *p = s + n;
     if (*p == '.') {
@@ -35,9 +68,13 @@ int logread_parse_time(const char *s, struct timespec *out)
     if (strcmp(p, "Z") != 0 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
         tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
         return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    out->tv_sec = timegm(&tm);
+    if (plain) {
+        out->tv_sec = (time_t)(logread_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + se);
+    } else {
+        tm.tm_year -= 1900;
+        tm.tm_mon -= 1;
+        out->tv_sec = timegm(&tm);
+    }
     out->tv_nsec = nsec;
     return 0;
 }
@@ -50,66 +87,22 @@ int logread_key(const char *key)
            : !strcmp(key, "jobs") ? LOGREAD_KEY_JOBS : LOGREAD_KEY_UNKNOWN;
 }
 
+_Static_assert(LOGREAD_NOT_SUPPORTED == NVML_ERROR_NOT_SUPPORTED, "a null GPU value is \"not supported\"");
+
 unsigned logread_key_flags(int id)
 {
+    static const unsigned kinds[] = {[MK_INT] = LK_INT, [MK_FLOAT] = LK_FLOAT, [MK_HEX] = LK_HEX, [MK_STR] = LK_STR,
+                                     [MK_FLAG] = LK_FLAG, [MK_PSTATE] = LK_PSTATE};
     if (id < 0 || id >= METRIC_COUNT)
         return 0;
-    return (metric_table[id].scope == MS_HOST ? LOGREAD_KF_HOST : 0) | (id == M_INDEX ? LOGREAD_KF_INDEX : 0) |
-           (metric_table[id].kind == MK_FLOAT ? LOGREAD_KF_FLOAT : 0);
+    const struct metric *m = &metric_table[id];
+    return (m->scope == MS_HOST ? LOGREAD_KF_HOST : 0) | (id == M_INDEX ? LOGREAD_KF_INDEX : 0) |
+           ((unsigned)m->kind < sizeof kinds / sizeof kinds[0] ? kinds[m->kind] << 4 : 0);
 }
 
 const char *logread_scalar(int id, enum logread_json t, double num, const char *str, struct value *v)
 {
-    static const char *const wrong[] = {
-        [MK_INT] = "has the wrong type for a numeric value", [MK_FLOAT] = "has the wrong type for a numeric value",
-        [MK_HEX] = "has the wrong type for a numeric value", [MK_STR] = "has the wrong type for a string value",
-        [MK_FLAG] = "has the wrong type for a boolean value", [MK_PSTATE] = "is not a P-state (\"P0\" to \"P15\")",
-    };
-    const struct metric *m = &metric_table[id];
-    memset(v, 0, sizeof *v);
-    if (t == LJ_NULL) {
-        /* the log's contract: a GPU value null without "errors" is "not supported"; a host figure that
-         * is null is not known yet (CPU shares need an interval) */
-        if (m->scope == MS_GPU) {
-            v->state = VS_UNSUPPORTED;
-            v->code = NVML_ERROR_NOT_SUPPORTED;
-        }
-        return NULL;
-    }
-    v->state = VS_OK;
-    bool number = t == LJ_NUMBER;
-    switch (m->kind) {
-    case MK_FLOAT:
-        if (number && !isfinite(num))
-            return "is out of range";   /* 1e400: not a double */
-        v->u.f = number ? num : 0;
-        return number ? NULL : wrong[m->kind];
-    case MK_INT:
-    case MK_HEX:
-        if (number && !isfinite(num))
-            return "is out of range";
-        if (number && num != floor(num))
-            return "is not a whole number";
-        if (number && fabs(num) > 9.007199254740992e15)
-            return "is out of range";
-        if (!number)
-            return wrong[m->kind];
-        v->u.i = (long long)num;
-        return NULL;
-    case MK_FLAG:
-        v->u.i = t == LJ_TRUE;
-        return t == LJ_TRUE || t == LJ_FALSE ? NULL : wrong[m->kind];
-    case MK_PSTATE: {
-        char *end;
-        if (t != LJ_STRING || str[0] != 'P' || str[1] < '0' || str[1] > '9')
-            return wrong[m->kind];
-        v->u.i = strtol(str + 1, &end, 10);
-        return *end || v->u.i > 15 ? wrong[m->kind] : NULL;
-    }
-    case MK_STR:
-        return t == LJ_STRING && (v->u.s = str) ? NULL : wrong[m->kind];
-    }
-    return wrong[MK_INT];
+    return logread_convert(logread_key_flags(id), t, num, str, v);
 }
 
 int logread_error_metric(const char *key)
