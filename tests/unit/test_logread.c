@@ -2,7 +2,8 @@
  * test_logread.c: the JSON Lines reader: values by kind, null as "not
  * available", the errors map (lost, no permission), processes and XIDs,
  * a record written by the jsonl sink reads back to the same line, a torn
- * last line is a warning and a bad line elsewhere an error naming it.
+ * last line is a warning and a bad line elsewhere an error naming it;
+ * times of gpumon's own form read as timegm reads them.
  */
 #include <stdarg.h>
 #include <stddef.h>
