@@ -200,7 +200,13 @@ static inline const struct analyze_point *analyze_at(const struct analyze_gpu *g
 /* Grows a ring of n elements of sz bytes when full (up to ANALYZE_MAX_POINTS, a power of two, as every
  * cap it gives), unrolling it. */
 void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n);
-float analyze_num(const struct value *v, enum metric_id id);
+/* A value as a number of its column: NAN unless known (inline: every column of every point). */
+static inline float analyze_num(const struct value *v, enum metric_id id)
+{
+    if (v->state != VS_OK)
+        return NAN;
+    return metric_table[id].kind == MK_FLOAT ? (float)v->u.f : (float)v->u.i;
+}
 int analyze_cmp_double(const void *x, const void *y);
 /* The median of n values (sorts them); NAN of none. */
 double analyze_median(double *v, unsigned n);

@@ -29,13 +29,6 @@ void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, un
     return out;
 }
 
-float analyze_num(const struct value *v, enum metric_id id)
-{
-    if (v->state != VS_OK)
-        return NAN;
-    return metric_table[id].kind == MK_FLOAT ? (float)v->u.f : (float)v->u.i;
-}
-
 int analyze_cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;

@@ -203,6 +203,14 @@ int logsrc_line(struct logsrc *s, char **line, size_t *len, bool *complete, char
     return 1;
 }
 
+void logsrc_swap(struct logsrc *s, char **buf, size_t *cap)
+{
+    char *b = s->line;
+    size_t c = s->cap;
+    s->line = *buf, s->cap = *cap;
+    *buf = b, *cap = c;
+}
+
 bool logsrc_compressed(const struct logsrc *s)
 {
     return s->z != NULL;
