@@ -196,7 +196,7 @@ void first_of(object obj, const char *const (&keys)[N], const element *(&found)[
 {
     for (size_t i = 0; i < N; i++)
         found[i] = nullptr;
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
+    for (auto it = obj.begin(), end = obj.end(); it != end; ++it) {   /* end once: it reads the tape */
         const char *k = it.key_c_str();
         for (size_t i = 0; i < N; i++)
             if (!found[i] && !strcmp(k, keys[i])) {
@@ -300,7 +300,7 @@ bool metrics(logread_simd *p, line_state &st, object obj, bool host, struct valu
 {
     size_t pos = 0;
     key_slot *cache = host ? p->host_keys : p->gpu_keys;
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
+    for (auto it = obj.begin(), end = obj.end(); it != end; ++it) {   /* end once: it reads the tape */
         int id = key_id(cache, pos++, it);
         unsigned flags = id >= 0 && id < RECORD_MAX_METRICS ? p->flags[id] : logread_key_flags(id);
         if (ex && id == p->index_id && !ex->has_index) {
@@ -332,7 +332,7 @@ bool errors_map(line_state &st, element errs, struct value *vals)
     if (errs.type() != element_type::OBJECT)
         return false;
     object o = as_object(errs);
-    for (auto it = o.begin(); it != o.end(); ++it) {
+    for (auto it = o.begin(), end = o.end(); it != end; ++it) {
         int id = logread_error_metric(it.key_c_str());
         if (id < 0)
             continue;

@@ -76,6 +76,14 @@ enum logread_kind { LK_NONE, LK_INT, LK_FLOAT, LK_HEX, LK_STR, LK_FLAG, LK_PSTAT
 unsigned logread_key_flags(int id);
 #define LOGREAD_NOT_SUPPORTED 3       /* NVML_ERROR_NOT_SUPPORTED (checked in logread_value.c) */
 
+/* What is wrong with a value of the wrong type for a metric of this kind. */
+static inline const char *logread_wrong(unsigned kind)
+{
+    return kind == LK_STR ? "has the wrong type for a string value"
+           : kind == LK_FLAG ? "has the wrong type for a boolean value"
+           : kind == LK_PSTATE ? "is not a P-state (\"P0\" to \"P15\")" : "has the wrong type for a numeric value";
+}
+
 /* Sets v from a JSON value (type t; num for a number, str for a string) of a metric with these flags.
  * Returns NULL, or what is wrong with the value ("is out of range"). The one conversion of both parsers:
  * inline, as it runs for every value of every record. */
@@ -83,10 +91,6 @@ static inline const char *logread_convert(unsigned flags, enum logread_json t, d
                                           struct value *v)
 {
     unsigned kind = LOGREAD_KF_KIND(flags);
-    const char *wrong = kind == LK_STR ? "has the wrong type for a string value"
-                        : kind == LK_FLAG ? "has the wrong type for a boolean value"
-                        : kind == LK_PSTATE ? "is not a P-state (\"P0\" to \"P15\")"
-                                            : "has the wrong type for a numeric value";
     int number = t == LJ_NUMBER || t == LJ_WHOLE;
     memset(v, 0, sizeof *v);
     if (t == LJ_NULL) {
@@ -104,11 +108,11 @@ static inline const char *logread_convert(unsigned flags, enum logread_json t, d
         if (number && !isfinite(num))
             return "is out of range";   /* 1e400: not a double */
         v->u.f = number ? num : 0;
-        return number ? NULL : wrong;
+        return number ? NULL : logread_wrong(kind);
     case LK_INT:
     case LK_HEX:
         if (!number)
-            return wrong;
+            return logread_wrong(kind);
         if (!isfinite(num))
             return "is out of range";
         if (t != LJ_WHOLE && num != floor(num))
@@ -119,21 +123,21 @@ static inline const char *logread_convert(unsigned flags, enum logread_json t, d
         return NULL;
     case LK_FLAG:
         v->u.i = t == LJ_TRUE;
-        return t == LJ_TRUE || t == LJ_FALSE ? NULL : wrong;
+        return t == LJ_TRUE || t == LJ_FALSE ? NULL : logread_wrong(kind);
     case LK_PSTATE: {
         char *end;
         if (t != LJ_STRING || str[0] != 'P' || str[1] < '0' || str[1] > '9')
-            return wrong;
+            return logread_wrong(kind);
         v->u.i = strtol(str + 1, &end, 10);
-        return *end || v->u.i > 15 ? wrong : NULL;
+        return *end || v->u.i > 15 ? logread_wrong(kind) : NULL;
     }
     case LK_STR:
         if (t != LJ_STRING)
-            return wrong;
+            return logread_wrong(kind);
         v->u.s = str;
         return NULL;
     default:
-        return wrong;
+        return logread_wrong(kind);
     }
 }
 /* logread_convert for metric id. */
