@@ -500,19 +500,18 @@ bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest 
 
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out)
 {
-    int first[8];   /* per node (the first 8): the GPU whose stats hold its host figures already */
-    for (unsigned h = 0; h < 8; h++)
-        first[h] = -1;
-    for (unsigned i = 0; i < a->ngpus; i++) {
-        unsigned node = a->gpus[i]->node;
+    for (unsigned i = 0; i < a->ngpus; i++)
         analyze_window_stats(a, a->gpus[i], &out[i]);
-        if (node < 8 && first[node] >= 0) {   /* the node's window once, not once per GPU */
-            analyze_node_copy(&out[first[node]], &out[i]);
-            continue;
+    for (unsigned h = 0; h < a->nnodes; h++) {   /* a node's host window once, not once per GPU */
+        int first = -1;
+        for (unsigned i = 0; i < a->ngpus; i++) {
+            if (a->gpus[i]->node != h)
+                continue;
+            if (first < 0)
+                analyze_node_stats(&a->nodes[h], &out[first = (int)i]);
+            else
+                analyze_node_copy(&out[first], &out[i]);
         }
-        analyze_node_stats(&a->nodes[node], &out[i]);
-        if (node < 8)
-            first[node] = (int)i;
     }
     analyze_window_across(a, out);
 }
