@@ -1,22 +1,24 @@
 /*
  * logread_simd.cpp: a log line parsed with simdjson into the record that
- * logread.c's cJSON path reads from it (see logread_simd.h), or declined.
+ * the cJSON path (logread_tree.c) reads from it (see logread_simd.h), or
+ * declined.
  *
  * simdjson's DOM parser validates the whole line (strict JSON, UTF-8) at
  * over 1 GB/s; its On-Demand API would skip what it is not asked for
  * without validating it, so a line cJSON refuses could read here, and
  * reading every key (a record needs nearly all) it was slower on these
- * lines. The walk below mirrors logread.c and logread_steps.c: the first
- * occurrence of a key where they look one up (logread_item), the last of
- * "errors", "processes", "xids" and "jobs", keys compared as C strings
- * (cJSON's keys end at an escaped NUL), every number as the double cJSON
- * would hold (strtod and simdjson both round correctly). Values convert
- * through logread.c's own functions. Whatever cJSON would refuse, or might
- * read otherwise, is declined: an error of any kind, nesting deeper than 64
- * (cJSON allows 1000), a number of 64 characters or more (older cJSON
- * reads 63 and fails), a CR after the record (cJSON's path allows only spaces and
- * tabs there), an integer -0 where the sign of a float would survive
- * (simdjson reads it as the integer 0).
+ * lines. The walk below mirrors logread_tree.c and logread_steps.c: the
+ * first occurrence of a key where they look one up (logread_item), the
+ * last of "errors", "processes", "xids" and "jobs", keys compared as C
+ * strings (cJSON's keys end at an escaped NUL), every number as the double
+ * cJSON would hold (strtod and simdjson both round correctly). Values
+ * convert through the same functions (logread_convert, logread_value.c).
+ * Whatever cJSON would refuse, or might read otherwise, is declined: an
+ * error of any kind, nesting deeper than 64 (cJSON allows 1000), a number
+ * of 64 characters or more (older cJSON reads 63 and fails), a CR after
+ * the record (the cJSON path allows only spaces and tabs there), an
+ * integer -0 where the sign of a float would survive (simdjson reads it as
+ * the integer 0).
  */
 #include <math.h>
 #include <stdint.h>
@@ -38,7 +40,7 @@ using simdjson::dom::object;
 
 namespace {
 
-constexpr int KEY_CACHE = 128;               /* as logread.c's: keys by position in their object */
+constexpr int KEY_CACHE = 128;               /* as logread_tree.c's: keys by position in their object */
 constexpr long long MAX_INDEX = 65535;
 constexpr size_t MAX_DEPTH = 64;
 constexpr size_t MIN_CAPACITY = 64 << 10;
@@ -89,7 +91,7 @@ bool long_number(const char *s, size_t len)
     return false;
 }
 
-/* After the record, logread.c's cJSON path allows spaces and tabs only; simdjson also CR and LF. */
+/* After the record, the cJSON path (logread_tree.c) allows spaces and tabs only; simdjson also CR and LF. */
 bool trailing_newline(const char *s, size_t len)
 {
     while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n')) {
@@ -240,7 +242,7 @@ inline bool same_bytes(const char *a, const char *b, size_t n)
     return x == y;
 }
 
-/* The id of the pos-th key of an object (logread.c's logread_key_id, with the length compared first). */
+/* The id of the pos-th key of an object (logread_tree.c's logread_key_id, with the length compared first). */
 int key_id(key_slot *cache, size_t pos, const object::iterator &it)
 {
     key_slot *c = pos < KEY_CACHE ? &cache[pos] : nullptr;
@@ -258,7 +260,7 @@ int key_id(key_slot *cache, size_t pos, const object::iterator &it)
     return id;
 }
 
-/* One value of metric id (its logread_key_flags) into v, as logread.c converts it. */
+/* One value of metric id (its logread_key_flags) into v, as the cJSON path converts it. */
 bool scalar(line_state &st, unsigned flags, element e, struct value *v)
 {
     enum logread_json t;
@@ -424,7 +426,7 @@ bool jobs(element arr, struct record_gpu *g)
 
 bool gpu(logread_simd *p, line_state &st, object obj, struct record_gpu *g)
 {
-    /* logread.c reads "index" first, then the metrics: it comes first in a record, but any order reads
+    /* logread_tree.c reads "index" first, then the metrics: it comes first in a record, but any order reads
      * alike, as every failure declines the line */
     extras ex;
     long long idx;

@@ -2,13 +2,14 @@
  * logread_simd.h: the log reader's fast path. Where simdjson is found at
  * build time (CMakeLists.txt, GPUMON_SIMDJSON), logread_simd.cpp, the one
  * C++ file of gpumon, parses a line with simdjson's DOM parser (validating
- * all of it, as cJSON does) and fills the same record as logread.c's cJSON
+ * all of it, as cJSON does) and fills the same record as the cJSON
  * path. It answers only when the result is certainly the same: on any error
  * or anything the two parsers might read differently (a number of 64 or
  * more characters, a trailing CR, an integer -0 where a float's sign would
  * survive, nesting over 64 levels), it declines and the cJSON path reads
  * the line, so messages and edge cases stay cJSON's. Conversions of values
- * (kinds, ranges, the errors map) are logread.c's own C functions, shared.
+ * (kinds, ranges, the errors map) are C functions both paths call
+ * (logread_convert below, logread_value.c).
  *
  * gpumon loads it on first use as the module gpumon-simdjson.so (so no
  * other command maps libstdc++ and simdjson); the tests and fuzz harnesses
@@ -59,7 +60,7 @@ void logread_simd_use(const struct logread_simd_ops *ops);
 /* The one in use, or NULL. */
 const struct logread_simd_ops *logread_simd_current(void);
 
-/* What logread.c shares with the simdjson path, so that both convert alike. */
+/* What the cJSON path shares with the simdjson one, so that both convert alike (logread_value.c). */
 enum logread_json { LJ_NULL, LJ_FALSE, LJ_TRUE, LJ_NUMBER, LJ_STRING, LJ_OTHER,
                    LJ_WHOLE };   /* a number known to be whole (simdjson's integers): as LJ_NUMBER, one check less */
 /* Key ids besides metric ids (>= 0). */
