@@ -24,10 +24,11 @@ test=(libcmocka-dev python3 python3-yaml procps time curl openssl prometheus val
       tmux)
 contrib=(nvtop python3-pynvml)   # Debian's contrib component (they need NVIDIA's non-free driver to be useful)
 # Optional, never fatal: simdjson 3.0 or later, diagnose's fast log reader, and g++ for its one C++ file
-# (docs/building.md). A release with an older simdjson (Debian 11's 0.7, Ubuntu 20.04's and 22.04's) goes without
-# both: gpumon reads logs with cJSON there, the same results, slower.
+# (docs/building.md), where apt's lists offer 3.0 or later. A release with an older simdjson (Debian 11's
+# 0.7, Ubuntu 20.04's and 22.04's) goes without both: gpumon reads logs with cJSON there, the same results,
+# slower. They alone never make deps.sh refresh the package lists.
 optional=(libsimdjson-dev g++)
-pkgs=("${build[@]}" "${optional[@]}")
+pkgs=("${build[@]}")
 [ "$what" = test ] && pkgs+=("${test[@]}")
 # node and npm for the page tests' browser driver, unless a node with its npm is there (NodeSource's)
 [ "$what" = test ] && ! command -v npm > /dev/null && pkgs+=(nodejs npm)
@@ -65,17 +66,39 @@ if [ "$what" = test ] && [ "${ID:-}" = debian ]; then
 fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# simdjson_ok: apt's lists (as they are now) offer libsimdjson-dev 3.0 or later
+simdjson_ok() {
+  local v
+  v=$(apt-cache show --no-all-versions libsimdjson-dev 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+  [ -n "$v" ] && dpkg --compare-versions "$v" ge 3
+}
 missing=()
 for p in "${pkgs[@]}"; do
   installed "$p" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && { browser_deps; exit 0; }
+optional_missing=()
+for p in "${optional[@]}"; do
+  installed "$p" || optional_missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then   # the optional ones only where the lists already offer them
+  [ ${#optional_missing[@]} -gt 0 ] && simdjson_ok && missing=("${optional_missing[@]}")
+  [ ${#missing[@]} -eq 0 ] && { browser_deps; exit 0; }
+fi
 echo "deps: installing ${missing[*]}" >&2
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 apt=($SUDO apt-get -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
 "${apt[@]}" update -qq
+if [ ${#optional_missing[@]} -gt 0 ]; then   # with fresh lists: simdjson 3.0 or later, or neither
+  if simdjson_ok; then
+    for p in "${optional_missing[@]}"; do
+      case " ${missing[*]} " in *" $p "*) ;; *) missing+=("$p");; esac
+    done
+  else
+    echo "deps: libsimdjson-dev 3.0 or later is not available here: left out with g++ (logs read with cJSON)" >&2
+  fi
+fi
 
 # contrib, for nvtop and python3-pynvml only: beside each source of a Debian archive that apt uses with
 # main, the same source (its mirror, suites and Signed-By, in its own format) with contrib, in files of
@@ -133,16 +156,7 @@ fi
 
 # What this release does not have at all is said and left out; a build package is fatal.
 avail=() absent=()
-simd=$(apt-cache show --no-all-versions libsimdjson-dev 2>/dev/null | sed -n 's/^Version: //p' | head -1)
-simd_ok=false
-if [ -n "$simd" ] && dpkg --compare-versions "$simd" ge 3; then simd_ok=true; fi
 for p in "${missing[@]}"; do
-  if [ "$p" = libsimdjson-dev ] || [ "$p" = g++ ]; then
-    if ! $simd_ok; then
-      [ "$p" = g++ ] || echo "deps: libsimdjson-dev ${simd:-(none)} here, gpumon needs 3.0: left out (logs read with cJSON)" >&2
-      continue
-    fi
-  fi
   if apt-cache show --no-all-versions "$p" > /dev/null 2>&1; then avail+=("$p"); else absent+=("$p"); fi
 done
 status=0
