@@ -3,7 +3,8 @@
 log against a pandas script computing the same per-GPU statistics (whole-run
 mean, p50, p95 utilization, idle share, peak memory, time throttled, and the
 30 s rolling mean and p5/p50/p95 of utilization that the rules read), in the
-same run, alternating rounds (medians): wall and CPU time, MB/s, peak RSS
+same run, alternating rounds (medians, and the best round of each: the least
+disturbed on a shared machine): wall and CPU time, MB/s, peak RSS
 (GNU time), and diagnose's peak RSS on a 1-hour log against the 24-hour one,
 to show memory does not grow. It says which reader diagnose used (simdjson,
 where this build has it, else cJSON: GPUMON_LOG_READER, docs/testing.md) and
@@ -181,6 +182,10 @@ print("  %-44s %7.0f MB/s (cJSON: %.0f MB/s)" % ("diagnose throughput, plain JSO
                                                    size / 1e6 / c_run[0]))
 print("  %-44s %7.1f us wall, %.1f us CPU (.zst: %.1f us wall, %.1f us CPU)" % (
     "per record", d_wall / records * 1e6, d_cpu / records * 1e6, z_wall / records * 1e6, z_cpu / records * 1e6))
+best = lambda runs: min(r[0] for r in runs)   # the least disturbed round of each (a shared machine)
+print("best rounds: diagnose %.2f s (%.0f MB/s), pandas %.2f s, .zst %.2f s: %.1fx faster than pandas, .zst %.2fx "
+      "plain per record" % (best(d_runs), size / 1e6 / best(d_runs), best(p_runs), best(z_runs),
+                            best(p_runs) / best(d_runs), best(z_runs) / best(d_runs)))
 print("ratio: diagnose (%s) is %.1fx faster than pandas (wall), %.1fx less CPU, %.0fx less memory; "
       "its RSS on %g h vs 1 h: %.2f vs %.2f MiB; .zst per record vs plain: %.2fx wall, %.2fx CPU" % (
           reader, p_wall / d_wall, p_cpu / d_cpu, p_rss / d_rss, hours, d_rss / 1024, h_run[2] / 1024, z_wall / d_wall,

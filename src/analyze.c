@@ -107,6 +107,14 @@ static int analyze_bin(float v)
     return b < 0 ? 0 : b > 100 ? 100 : b;
 }
 
+static void analyze_hist_bit(unsigned long long *bits, int b, bool on)
+{
+    if (on)
+        bits[b >> 6] |= 1ull << (b & 63);
+    else
+        bits[b >> 6] &= ~(1ull << (b & 63));
+}
+
 static void analyze_hist(struct analyze_gpu *g, const struct analyze_point *p, int dir)
 {
     if (!isnan(p->v[AC_UTIL])) {
@@ -114,12 +122,14 @@ static void analyze_hist(struct analyze_gpu *g, const struct analyze_point *p, i
         g->hist[b] += dir;
         g->hist_sum += (unsigned long long)(dir * b);
         g->n_util += dir;
+        analyze_hist_bit(g->hist_bits, b, g->hist[b] != 0);
     }
     if (!isnan(p->v[AC_UTIL_MAX])) {
         int b = analyze_bin(p->v[AC_UTIL_MAX]);
         g->hist_max[b] += dir;
         g->hist_max_sum += (unsigned long long)(dir * b);
         g->n_max += dir;
+        analyze_hist_bit(g->hist_max_bits, b, g->hist_max[b] != 0);
     }
 }
 

@@ -147,9 +147,10 @@ double analyze_hist_percentile(const unsigned long long *hist, unsigned long lon
 }
 
 /* Several percentiles of one histogram in one walk: out[i] is analyze_hist_percentile(hist, n, pct[i]) (the
- * first bin where the count so far reaches the rank, which is a bin that holds points). */
-static void analyze_hist_percentiles(const unsigned long long *hist, unsigned long long n, const double *pct,
-                                     unsigned k, double *out)
+ * first bin where the count so far reaches the rank, which is a bin that holds points: the walk visits only
+ * those, bits[] marking them). */
+void analyze_hist_percentiles(const unsigned long long *hist, const unsigned long long *bits, unsigned long long n,
+                              const double *pct, unsigned k, double *out)
 {
     unsigned long long rank[ANALYZE_PLAN_ROWS], cum = 0;
     bool done[ANALYZE_PLAN_ROWS];
@@ -161,14 +162,14 @@ static void analyze_hist_percentiles(const unsigned long long *hist, unsigned lo
             rank[i] = 1;
         done[i] = false;
     }
-    for (int b = 0; b <= 100 && left && n; b++) {
-        if (!hist[b])
-            continue;
-        cum += hist[b];
-        for (unsigned i = 0; i < k; i++)
-            if (!done[i] && cum >= rank[i])
-                out[i] = b, done[i] = true, left--;
-    }
+    for (int w = 0; w < 2 && left && n; w++)
+        for (unsigned long long m = bits[w]; m && left; m &= m - 1) {
+            int b = w * 64 + __builtin_ctzll(m);
+            cum += hist[b];
+            for (unsigned i = 0; i < k; i++)
+                if (!done[i] && cum >= rank[i])
+                    out[i] = b, done[i] = true, left--;
+        }
 }
 
 double analyze_hist_mean(const unsigned long long *hist, unsigned long long n)
@@ -361,8 +362,8 @@ void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_g
      * sums (whole numbers: the sum a walk would add up, exactly) */
     double pct[2][ANALYZE_PLAN_ROWS];
     for (int h = 0; h < 2; h++)
-        analyze_hist_percentiles(h ? g->hist_max : g->hist, h ? g->n_max : g->n_util, pl->hist_pct[h], pl->nhist[h],
-                                 pct[h]);
+        analyze_hist_percentiles(h ? g->hist_max : g->hist, h ? g->hist_max_bits : g->hist_bits,
+                                 h ? g->n_max : g->n_util, pl->hist_pct[h], pl->nhist[h], pct[h]);
     for (unsigned r = 0; r < pl->nrows; r++) {
         const struct analyze_figure *f = pl->row[r].fig;
         int k = pl->row[r].slot;

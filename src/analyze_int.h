@@ -124,6 +124,7 @@ struct analyze_gpu {
     unsigned long long hist[101], hist_max[101];
     unsigned long long n_util, n_max;
     unsigned long long hist_sum, hist_max_sum;   /* their sums of bin x count: the mean without a walk */
+    unsigned long long hist_bits[2], hist_max_bits[2];   /* their bins that hold points: walks skip the rest */
     double mem_first_use_t, mem_high_t, idle_since, lost_t;
     double job_start_t;              /* memory went from unused to used here (a start seen); 0 none */
     double best_p50, best_t;         /* fastest step p50 of a full window so far; 0 none */
@@ -217,6 +218,9 @@ double analyze_median_but(const double *sorted, unsigned n, double x);
 double analyze_nth(double *v, unsigned n, unsigned k);
 
 /* analyze_fig.c: the rows' reductions. */
+/* Several percentiles of a window's histogram (hist, its bins with points marked in bits) in one walk. */
+void analyze_hist_percentiles(const unsigned long long *hist, const unsigned long long *bits, unsigned long long n,
+                              const double *pct, unsigned k, double *out);
 void analyze_acc_add(struct analyze_acc *acc, double t, double v);
 void analyze_plan_make(struct analyze_plan *pl);
 /* The window figures the rows of analyze_window_figures describe (all but AH_CUSTOM), into s, in one pass

@@ -119,7 +119,10 @@ static void analyze_coverage(const struct analyzer *a, const struct analyze_gpu 
     s->gpm_covered = s->n_gpm >= c->min_samples && s->n_gpm >= c->min_coverage / 100.0 * g->n &&
                      !isnan(s->sm_active_mean);
     s->n_util = (unsigned)g->n_util;
-    s->util_peak = g->n_max ? analyze_hist_percentile(g->hist_max, g->n_max, 95) : s->util_p95;
+    static const double p95 = 95;
+    s->util_peak = s->util_p95;
+    if (g->n_max)
+        analyze_hist_percentiles(g->hist_max, g->hist_max_bits, g->n_max, &p95, 1, &s->util_peak);
     s->mem_ok = !isnan(s->mem_min);
 }
 
