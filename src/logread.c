@@ -5,10 +5,11 @@
  *
  * Parsing is most of diagnose's work, so it runs beside the analysis: a
  * reader thread reads lines ahead into a ring of slots (each with its own
- * copy of the line, its tree and its record) and parses them, the oldest
- * first; the caller, when the record it needs next is not parsed yet,
- * parses the oldest line nobody has taken rather than wait, so both cores
- * parse while the analysis is the lighter half. Each thread has its own
+ * line, its tree and its record) and parses them, the oldest first; the
+ * caller, when the record it needs next is not parsed yet, parses the
+ * oldest line nobody has taken rather than wait, or reads one itself when
+ * there is none (the reader thread may have lost its core to another
+ * process), so both cores parse while the analysis is the lighter half. Each thread has its own
  * parser and key caches. Records reach the caller in the log's order,
  * where the order checks run (a record whose time goes back is skipped
  * and counted); a line's error is reported when the caller reaches it. A
@@ -58,8 +59,8 @@ struct logread {
     const struct logread_simd_ops *simd_ops;   /* the simdjson reader, NULL: cJSON only */
     struct logread_ctx reader, caller;         /* the reader thread's, and the caller's (logread_parse too) */
     struct logread_tree direct;     /* logread_parse()'s */
-    unsigned long long lineno;      /* reader's: lines read */
-    bool eof;                       /* reader's: the end (or a read error) is in a slot */
+    unsigned long long lineno;      /* the reading thread's: lines read */
+    bool eof;                       /* the end (or a read error) is in a slot (under mu) */
     struct timespec last;           /* caller's: the latest record's time */
     unsigned long long skipped, skip_line;   /* records skipped: their time went back; the first one's line */
     struct timespec skip_t, skip_after;      /* its time, and the latest before it */
@@ -76,6 +77,7 @@ struct logread {
     bool reader_waits, caller_waits;    /* signal only a thread that sleeps */
     unsigned long long produced, consumed;
     unsigned raw;                   /* produced slots read and not taken */
+    bool reading;                   /* a thread reads the log (its lines, lineno, eof): one at a time */
     pthread_mutex_t mu;
     pthread_cond_t more, room;
 };
@@ -237,26 +239,42 @@ static void logread_parse_taken(struct logread *lr, struct logread_ctx *cx, stru
     sl->state = LOGREAD_READY;
 }
 
+/* Whether a line can be read now: a free slot, the log not at its end, no thread reading (under mu). */
+static bool logread_can_read(const struct logread *lr)
+{
+    return !lr->eof && !lr->reading && lr->produced + 1 < lr->consumed + LOGREAD_SLOTS;
+}
+
+/* Reads the next line into the next free slot, holding the log for it (called and returning under mu,
+ * which it releases meanwhile); then wakes the other thread if it waits for work. */
+static void logread_read_next(struct logread *lr)
+{
+    struct logread_slot *sl = &lr->slots[lr->produced % LOGREAD_SLOTS];
+    lr->reading = true;
+    pthread_mutex_unlock(&lr->mu);
+    bool end = logread_read(lr, sl);
+    pthread_mutex_lock(&lr->mu);
+    lr->reading = false;
+    lr->produced++;
+    lr->eof = end;
+    lr->raw += !end;
+    if (lr->caller_waits)
+        pthread_cond_signal(&lr->more);
+    if (lr->reader_waits)
+        pthread_cond_signal(&lr->room);
+}
+
 /* The reader thread: reads lines into free slots until the end or
  * logread_close, keeping a few read and not taken for the caller to take,
  * and parses the oldest line nobody has taken. A caller that waits has
- * nothing to parse: it is woken at once when there is. */
+ * nothing to parse or read: it is woken at once when there is. */
 static void *logread_main(void *arg)
 {
     struct logread *lr = arg;
     pthread_mutex_lock(&lr->mu);
     while (!lr->stop) {
-        bool room = !lr->eof && lr->produced + 1 < lr->consumed + LOGREAD_SLOTS;
-        if (room && lr->raw < LOGREAD_AHEAD) {   /* read ahead: a line is cheap next to its parse */
-            struct logread_slot *sl = &lr->slots[lr->produced % LOGREAD_SLOTS];
-            pthread_mutex_unlock(&lr->mu);
-            bool end = logread_read(lr, sl);
-            pthread_mutex_lock(&lr->mu);
-            lr->produced++;
-            lr->eof = end;
-            lr->raw += !end;
-            if (lr->caller_waits)
-                pthread_cond_signal(&lr->more);
+        if (logread_can_read(lr) && lr->raw < LOGREAD_AHEAD) {   /* read ahead: a line is cheap next to its parse */
+            logread_read_next(lr);
             continue;
         }
         struct logread_slot *sl = logread_take(lr);
@@ -266,9 +284,9 @@ static void *logread_main(void *arg)
                 pthread_cond_signal(&lr->more);
             continue;
         }
-        if (room)
+        if (logread_can_read(lr))
             continue;
-        lr->reader_waits = true;   /* the ring is full of parsed lines, or the log is read */
+        lr->reader_waits = true;   /* the ring is full of parsed lines, the log is read, or the caller reads */
         pthread_cond_wait(&lr->room, &lr->mu);
         lr->reader_waits = false;
     }
@@ -302,6 +320,10 @@ int logread_next(struct logread *lr, struct record *rec, char *err, size_t errle
             struct logread_slot *raw = logread_take(lr);
             if (raw) {   /* rather than wait, parse the oldest line nobody has taken */
                 logread_parse_taken(lr, &lr->caller, raw);
+                continue;
+            }
+            if (logread_can_read(lr)) {   /* or read one (the reader thread may have lost its core) */
+                logread_read_next(lr);
                 continue;
             }
             lr->caller_waits = true;
