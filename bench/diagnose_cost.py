@@ -3,19 +3,27 @@
 log against a pandas script computing the same per-GPU statistics (whole-run
 mean, p50, p95 utilization, idle share, peak memory, time throttled, and the
 30 s rolling mean and p5/p50/p95 of utilization that the rules read), in the
-same run: wall and CPU time, peak RSS (GNU time), and diagnose's peak RSS on
-a 1-hour log against the 24-hour one, to show memory does not grow.
+same run, alternating rounds (medians, and the best round of each: the least
+disturbed on a shared machine): wall and CPU time, MB/s, peak RSS
+(GNU time), and diagnose's peak RSS on a 1-hour log against the 24-hour one,
+to show memory does not grow. It says which reader diagnose used (simdjson,
+where this build has it, else cJSON: GPUMON_LOG_READER, docs/testing.md) and
+times the cJSON reader once for reference. Then the same log compressed as
+gpumon's own writer compresses it (zstd level 3, one frame flushed after
+every record, through libzstd itself) against the plain one, per record,
+alternating.
 
 The log is watch's exact format: one real `gpumon watch --format jsonl`
 record of the simulated 8xH200 node is the template, and per-second values
 (utilization swinging, memory, temperature, power, throttle bits) are
 templated into it. Needs Debian's python3-pandas (use /usr/bin/python3).
-Usage: bench/diagnose_cost.py [BUILD_DIR] [HOURS]   (defaults: build 24)
+Usage: bench/diagnose_cost.py [BUILD_DIR] [HOURS] [ROUNDS]   (defaults: build 24 3)
 """
-import json, os, re, subprocess, sys, tempfile, time
+import ctypes, json, os, re, statistics, subprocess, sys, tempfile, time
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 hours = float(sys.argv[2]) if len(sys.argv) > 2 else 24
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 gpumon = os.path.abspath(os.path.join(build, "gpumon"))
 here = os.path.dirname(os.path.abspath(__file__))
 scenario = os.path.join(here, "..", "examples", "scenarios", "idle-8xh200.scn")
@@ -40,10 +48,11 @@ for gpu, g in df.groupby("gpu"):
     g = g.set_index("ts").sort_index()
     roll = g["util"].rolling("30s")
     dt = g.index.to_series().diff().dt.total_seconds().fillna(0)
-    out[int(gpu)] = dict(mean=g["util"].mean(), p50=g["util"].quantile(.5), p95=g["util"].quantile(.95),
-                         idle=g["idle"].mean(), mem_peak=g["mem"].max(), throttled_s=float(dt[g["thr"]].sum()),
-                         roll_mean_last=roll.mean().iloc[-1], roll_p5_min=roll.quantile(.05).min(),
-                         roll_p50_max=roll.quantile(.5).max(), roll_p95_max=roll.quantile(.95).max())
+    out[int(gpu)] = dict(mean=float(g["util"].mean()), p50=float(g["util"].quantile(.5)),
+                         p95=float(g["util"].quantile(.95)), idle=float(g["idle"].mean()),
+                         mem_peak=float(g["mem"].max()), throttled_s=float(dt[g["thr"]].sum()),
+                         roll_mean_last=float(roll.mean().iloc[-1]), roll_p5_min=float(roll.quantile(.05).min()),
+                         roll_p50_max=float(roll.quantile(.5).max()), roll_p95_max=float(roll.quantile(.95).max()))
 print(json.dumps(out))
 '''
 
@@ -79,11 +88,48 @@ def make_log(path, seconds):
             f.write(line % tuple(vals) + "\n")
 
 
-def timed(args):
+class ZBuf(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p), ("size", ctypes.c_size_t), ("pos", ctypes.c_size_t)]
+
+
+def zstd_like_gpumon(src, dst):
+    """src compressed as gpumon's writer does (src/out.c: level 3, checksum, one frame flushed after every
+    record), through libzstd."""
+    z = ctypes.CDLL("libzstd.so.1")
+    z.ZSTD_createCCtx.restype = ctypes.c_void_p
+    z.ZSTD_freeCCtx.argtypes = [ctypes.c_void_p]
+    z.ZSTD_CCtx_setParameter.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+    z.ZSTD_compressStream2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    z.ZSTD_compressStream2.restype = ctypes.c_size_t
+    z.ZSTD_isError.argtypes = [ctypes.c_size_t]
+    c = z.ZSTD_createCCtx()
+    z.ZSTD_CCtx_setParameter(c, 100, 3)   # ZSTD_c_compressionLevel
+    z.ZSTD_CCtx_setParameter(c, 201, 1)   # ZSTD_c_checksumFlag
+    out = ctypes.create_string_buffer(1 << 20)
+    with open(src, "rb") as f, open(dst, "wb") as o:
+        line = f.readline()
+        while line:
+            nxt = f.readline()
+            buf = ctypes.create_string_buffer(line, len(line))
+            ib = ZBuf(ctypes.cast(buf, ctypes.c_void_p), len(line), 0)
+            while True:   # ZSTD_e_flush after each record, ZSTD_e_end after the last
+                ob = ZBuf(ctypes.cast(out, ctypes.c_void_p), len(out), 0)
+                left = z.ZSTD_compressStream2(c, ctypes.byref(ob), ctypes.byref(ib), 1 if nxt else 2)
+                if z.ZSTD_isError(left):
+                    sys.exit("zstd failed")
+                o.write(out.raw[:ob.pos])
+                if left == 0 and ib.pos == ib.size:
+                    break
+            line = nxt
+    z.ZSTD_freeCCtx(c)
+
+
+def timed(args, env=None):
     """(wall s, cpu s, peak RSS KiB) of args under GNU time."""
     rss = os.path.join(tmp, "time.out")
     t = time.monotonic()
-    p = subprocess.Popen(["/usr/bin/time", "-v", "-o", rss] + args, stdout=subprocess.DEVNULL)
+    p = subprocess.Popen(["/usr/bin/time", "-v", "-o", rss] + args, stdout=subprocess.DEVNULL,
+                         env=dict(os.environ, **(env or {})))
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t
     if status != 0:
@@ -92,26 +138,58 @@ def timed(args):
     return wall, ru.ru_utime + ru.ru_stime, peak
 
 
-day, hour = os.path.join(tmp, "day.jsonl"), os.path.join(tmp, "hour.jsonl")
+def median(runs, i):
+    return statistics.median(r[i] for r in runs)
+
+
+day, hour, packed = os.path.join(tmp, "day.jsonl"), os.path.join(tmp, "hour.jsonl"), os.path.join(tmp, "day.jsonl.zst")
 t = time.monotonic()
 make_log(day, int(hours * 3600))
 make_log(hour, 3600)
+zstd_like_gpumon(day, packed)
 gen = time.monotonic() - t
-size = os.path.getsize(day)
+size, zsize, records = os.path.getsize(day), os.path.getsize(packed), int(hours * 3600)
 script = os.path.join(tmp, "pandas_stats.py")
 open(script, "w").write(PANDAS)
-print("log: %.0f h, 1 Hz, 8 GPUs, %.0f MiB (%d records), written in %.0f s" % (hours, size / 2**20, int(hours * 3600),
-                                                                             gen))
-d_wall, d_cpu, d_rss = timed([gpumon, "diagnose", day, "--format", "json"])
-h_wall, h_cpu, h_rss = timed([gpumon, "diagnose", hour, "--format", "json"])
-p_wall, p_cpu, p_rss = timed(["/usr/bin/python3", script, day])
-print("  %-40s %8.1f s wall %8.1f s CPU %8.1f MiB peak RSS" % ("gpumon diagnose (24 h log)", d_wall, d_cpu, d_rss / 1024))
-print("  %-40s %8.1f s wall %8.1f s CPU %8.1f MiB peak RSS" % ("pandas, same statistics", p_wall, p_cpu, p_rss / 1024))
-print("  %-40s %8.1f s wall %8.1f s CPU %8.1f MiB peak RSS" % ("gpumon diagnose (1 h log)", h_wall, h_cpu, h_rss / 1024))
-print("  %-40s %8.0f MiB/s" % ("diagnose throughput", size / 2**20 / d_wall))
-print("ratio: diagnose is %.1fx faster than pandas (wall), %.1fx less CPU, %.0fx less memory; "
-      "its RSS on 24 h vs 1 h: %.2f vs %.2f MiB" % (p_wall / d_wall, p_cpu / d_cpu, p_rss / d_rss, d_rss / 1024,
-                                                   h_rss / 1024))
-for p in (day, hour, script, os.path.join(tmp, "time.out")):
+print("log: %g h, 1 Hz, 8 GPUs, %.0f MiB (%d records; %.1f MiB as gpumon's .zst), written in %.0f s" % (
+    hours, size / 2**20, records, zsize / 2**20, gen))
+
+# which reader: GPUMON_LOG_READER=simdjson fails, saying why, where this gpumon has none
+probe = subprocess.run([gpumon, "diagnose", hour, "--format", "json"], env=dict(os.environ, GPUMON_LOG_READER="simdjson"),
+                       capture_output=True, text=True)
+reader = "simdjson" if probe.returncode == 0 else "cJSON"
+why = "" if probe.returncode == 0 else " (%s)" % probe.stderr.strip().split(": ", 1)[-1]
+print("reader: %s%s" % (reader, why))
+
+d_runs, p_runs, z_runs = [], [], []
+for r in range(rounds):   # alternating, so that a neighbour's load falls on each alike
+    d_runs.append(timed([gpumon, "diagnose", day, "--format", "json"]))
+    p_runs.append(timed(["/usr/bin/python3", script, day]))
+    z_runs.append(timed([gpumon, "diagnose", packed, "--format", "json"]))
+c_run = timed([gpumon, "diagnose", day, "--format", "json"], env={"GPUMON_LOG_READER": "cjson"})
+h_run = timed([gpumon, "diagnose", hour, "--format", "json"])
+d_wall, d_cpu, d_rss = median(d_runs, 0), median(d_runs, 1), max(r[2] for r in d_runs)
+p_wall, p_cpu, p_rss = median(p_runs, 0), median(p_runs, 1), max(r[2] for r in p_runs)
+z_wall, z_cpu, z_rss = median(z_runs, 0), median(z_runs, 1), max(r[2] for r in z_runs)
+row = "  %-44s %7.2f s wall %7.2f s CPU %8.1f MiB peak RSS"
+print("medians of %d alternating rounds:" % rounds)
+print(row % ("gpumon diagnose (%s, %g h log)" % (reader, hours), d_wall, d_cpu, d_rss / 1024))
+print(row % ("pandas, same statistics", p_wall, p_cpu, p_rss / 1024))
+print(row % ("gpumon diagnose (%s, %g h log, .zst)" % (reader, hours), z_wall, z_cpu, z_rss / 1024))
+print(row % ("gpumon diagnose (cJSON, %g h log, one run)" % hours, c_run[0], c_run[1], c_run[2] / 1024))
+print(row % ("gpumon diagnose (%s, 1 h log, one run)" % reader, h_run[0], h_run[1], h_run[2] / 1024))
+print("  %-44s %7.0f MB/s (cJSON: %.0f MB/s)" % ("diagnose throughput, plain JSON Lines", size / 1e6 / d_wall,
+                                                   size / 1e6 / c_run[0]))
+print("  %-44s %7.1f us wall, %.1f us CPU (.zst: %.1f us wall, %.1f us CPU)" % (
+    "per record", d_wall / records * 1e6, d_cpu / records * 1e6, z_wall / records * 1e6, z_cpu / records * 1e6))
+best = lambda runs: min(r[0] for r in runs)   # the least disturbed round of each (a shared machine)
+print("best rounds: diagnose %.2f s (%.0f MB/s), pandas %.2f s, .zst %.2f s: %.1fx faster than pandas, .zst %.2fx "
+      "plain per record" % (best(d_runs), size / 1e6 / best(d_runs), best(p_runs), best(z_runs),
+                            best(p_runs) / best(d_runs), best(z_runs) / best(d_runs)))
+print("ratio: diagnose (%s) is %.1fx faster than pandas (wall), %.1fx less CPU, %.0fx less memory; "
+      "its RSS on %g h vs 1 h: %.2f vs %.2f MiB; .zst per record vs plain: %.2fx wall, %.2fx CPU" % (
+          reader, p_wall / d_wall, p_cpu / d_cpu, p_rss / d_rss, hours, d_rss / 1024, h_run[2] / 1024, z_wall / d_wall,
+          z_cpu / d_cpu))
+for p in (day, hour, packed, script, os.path.join(tmp, "time.out")):
     os.unlink(p)
 os.rmdir(tmp)

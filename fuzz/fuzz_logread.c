@@ -9,6 +9,10 @@
  * message; the reader ends (0 or -1) and never returns more records than
  * the input has lines. Step records keep their bounds (ranks, bins, counts,
  * finite times) and go through the step statistics (stepstat.c) too.
+ * Where simdjson is built (FUZZ_SIMDJSON), every line is parsed a second
+ * time by a reader on the simdjson path (logread_simd.h), and the reading
+ * whole by both readers' threads: the two must agree on the result, the
+ * message and every field of the record (logread_record_text).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +22,10 @@
 #include <unistd.h>
 #include "fuzz_util.h"
 #include "logread.h"
+#include "logread_simd.h"
 #include "metrics.h"
 #include "stepstat.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -71,35 +77,83 @@ static void fuzz_logread_steps(struct stepstat *ss, const struct record *r)
         stepstat_gpu(ss, r->gpus[g].index, t, &f);
 }
 
+/* A reader on the cJSON path (simd false) or the simdjson one. */
+static void fuzz_logread_open(struct logread **lr, const char *path, bool simd)
+{
+    char err[512];
+#ifdef FUZZ_SIMDJSON
+    logread_simd_use(simd ? &logread_simd_table : NULL);
+#else
+    (void)simd;
+#endif
+    if (logread_open(lr, path, err, sizeof err) != 0)
+        fuzz_util_die("cannot open %s: %s", path, err);
+    logread_simd_use(NULL);
+}
+
+/* The two readers agree on a line (rc, message, record where there is one): else a crash with both. */
+static void fuzz_logread_same(int rc1, const char *e1, const struct record *a, int rc2, const char *e2,
+                              const struct record *b)
+{
+    struct sbuf ta, tb;
+    sbuf_init(&ta);
+    sbuf_init(&tb);
+    if (a)
+        logread_record_text(a, &ta);
+    if (b)
+        logread_record_text(b, &tb);
+    if (rc1 != rc2 || strcmp(e1, e2) || strcmp(ta.data ? ta.data : "", tb.data ? tb.data : ""))
+        fuzz_util_die("the readers differ: cJSON %d \"%s\"\n%s\nsimdjson %d \"%s\"\n%s", rc1, e1,
+                      ta.data ? ta.data : "", rc2, e2, tb.data ? tb.data : "");
+    sbuf_free(&ta);
+    sbuf_free(&tb);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[512];
-    struct logread *lr;
+    struct logread *lr, *lr2 = NULL;
     struct record rec;
     size_t lines = 1;
+    bool simd = false;
+#ifdef FUZZ_SIMDJSON
+    simd = true;
+#endif
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
 
     /* line by line, through the direct entry point */
-    if (logread_open(&lr, "/dev/null", err, sizeof err) != 0)
-        fuzz_util_die("cannot open /dev/null: %s", err);
+    fuzz_logread_open(&lr, "/dev/null", false);
+    if (simd)
+        fuzz_logread_open(&lr2, "/dev/null", true);
     struct stepstat *ss = stepstat_new(30);
     for (size_t at = 0; at < size;) {
         const uint8_t *nl = memchr(data + at, '\n', size - at);
         size_t len = nl ? (size_t)(nl - (data + at)) : size - at;
         err[0] = '\0';
-        if (logread_parse(lr, (const char *)data + at, len, &rec, err, sizeof err) == 0) {
+        int rc = logread_parse(lr, (const char *)data + at, len, &rec, err, sizeof err);
+        if (rc == 0) {
             if (rec.ngpus > len / 2 + 1)
                 fuzz_util_die("%u GPUs from a line of %zu bytes", rec.ngpus, len);
             fuzz_logread_check(&rec);
-            fuzz_logread_steps(ss, &rec);
         } else if (!err[0]) {
             fuzz_util_die("a refused line without a message");
         }
+        if (lr2) {
+            char err2[512] = "";
+            struct record rec2;
+            int rc2 = logread_parse(lr2, (const char *)data + at, len, &rec2, err2, sizeof err2);
+            fuzz_logread_same(rc, rc == 0 ? "" : err, rc == 0 ? &rec : NULL, rc2, rc2 == 0 ? "" : err2,
+                              rc2 == 0 ? &rec2 : NULL);
+        }
+        if (rc == 0)
+            fuzz_logread_steps(ss, &rec);
         at += len + 1;
     }
     stepstat_free(ss);
     logread_close(lr);
+    if (lr2)
+        logread_close(lr2);
 
     /* the whole input as a file, through the reader thread */
     int fd = memfd_create("log", 0);
@@ -107,11 +161,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_util_die("memfd");
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    if (logread_open(&lr, path, err, sizeof err) != 0)
-        fuzz_util_die("cannot open the memfd: %s", err);
+    fuzz_logread_open(&lr, path, false);
+    lr2 = NULL;
+    if (simd)
+        fuzz_logread_open(&lr2, path, true);
     size_t n = 0;
     int rc;
-    while ((rc = logread_next(lr, &rec, err, sizeof err)) == 1) {
+    for (;;) {
+        err[0] = '\0';
+        rc = logread_next(lr, &rec, err, sizeof err);
+        if (lr2) {   /* the simdjson reader's thread, record for record */
+            char err2[512] = "";
+            struct record rec2;
+            int rc2 = logread_next(lr2, &rec2, err2, sizeof err2);
+            fuzz_logread_same(rc, rc < 0 ? err : "", rc == 1 ? &rec : NULL, rc2, rc2 < 0 ? err2 : "",
+                              rc2 == 1 ? &rec2 : NULL);
+        }
+        if (rc != 1)
+            break;
         fuzz_logread_check(&rec);
         if (++n > lines)
             fuzz_util_die("%zu records from %zu lines", n, lines);
@@ -120,7 +187,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_util_die("logread_next returned %d", rc);
     if (logread_next(lr, &rec, err, sizeof err) != rc)
         fuzz_util_die("a call after the end did not repeat it");
+    if (lr2 && (logread_warning(lr) ? !logread_warning(lr2) || strcmp(logread_warning(lr), logread_warning(lr2))
+                                    : logread_warning(lr2) != NULL))
+        fuzz_util_die("the readers' warnings differ");
     logread_close(lr);
+    if (lr2)
+        logread_close(lr2);
     close(fd);
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh [build|test]: installs the packages gpumon needs, only those
 # missing, with apt on Debian 11/12 and Ubuntu 20.04/22.04/24.04.
-#   build  what building and running gpumon needs (scripts/demo)
+#   build  what building and running gpumon needs (scripts/demo), and where the release has them,
+#          simdjson 3.0+ and g++ (the fast log reader: optional, never fatal)
 #   test   that plus the test suite's tools (scripts/test, CI; the default),
 #          and on Debian the third-party NVML clients that the simulator
 #          tests run (nvtop, python3-pynvml), from Debian's contrib
@@ -22,6 +23,11 @@ test=(libcmocka-dev python3 python3-yaml procps time curl openssl prometheus val
       zstd chromium clang libclang-rt-dev python3-torch python3-ipython python3-ipykernel python3-jupyter-client
       tmux)
 contrib=(nvtop python3-pynvml)   # Debian's contrib component (they need NVIDIA's non-free driver to be useful)
+# Optional, never fatal: simdjson 3.0 or later, diagnose's fast log reader, and g++ for its one C++ file
+# (docs/building.md), where apt's lists offer 3.0 or later. A release with an older simdjson (Debian 11's
+# 0.7, Ubuntu 20.04's and 22.04's) goes without both: gpumon reads logs with cJSON there, the same results,
+# slower. They alone never make deps.sh refresh the package lists.
+optional=(libsimdjson-dev g++)
 pkgs=("${build[@]}")
 [ "$what" = test ] && pkgs+=("${test[@]}")
 # node and npm for the page tests' browser driver, unless a node with its npm is there (NodeSource's)
@@ -67,17 +73,39 @@ if [ "$what" = test ] && [ "${ID:-}" = debian ]; then
 fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# simdjson_ok: apt's lists (as they are now) offer libsimdjson-dev 3.0 or later
+simdjson_ok() {
+  local v
+  v=$(apt-cache show --no-all-versions libsimdjson-dev 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+  [ -n "$v" ] && dpkg --compare-versions "$v" ge 3
+}
 missing=()
 for p in "${pkgs[@]}"; do
   installed "$p" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && { browser_deps; exit 0; }
+optional_missing=()
+for p in "${optional[@]}"; do
+  installed "$p" || optional_missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then   # the optional ones only where the lists already offer them
+  [ ${#optional_missing[@]} -gt 0 ] && simdjson_ok && missing=("${optional_missing[@]}")
+  [ ${#missing[@]} -eq 0 ] && { browser_deps; exit 0; }
+fi
 echo "deps: installing ${missing[*]}" >&2
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 apt=($SUDO apt-get -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
 "${apt[@]}" update -qq
+if [ ${#optional_missing[@]} -gt 0 ]; then   # with fresh lists: simdjson 3.0 or later, or neither
+  if simdjson_ok; then
+    for p in "${optional_missing[@]}"; do
+      case " ${missing[*]} " in *" $p "*) ;; *) missing+=("$p");; esac
+    done
+  else
+    echo "deps: libsimdjson-dev 3.0 or later is not available here: left out with g++ (logs read with cJSON)" >&2
+  fi
+fi
 
 # contrib, for nvtop and python3-pynvml only: beside each source of a Debian archive that apt uses with
 # main, the same source (its mirror, suites and Signed-By, in its own format) with contrib, in files of

@@ -28,6 +28,7 @@ struct analyzer *analyze_new(const struct analyze_config *c)
     a->power_mask = clock_reason_mask(CR_GROUP_POWER);
     a->account = account_new();
     sbuf_init(&a->who);
+    analyze_plan_make(&a->plan);
     return a;
 }
 
@@ -37,6 +38,7 @@ void analyze_free(struct analyzer *a)
         return;
     for (unsigned i = 0; i < a->ngpus; i++) {
         free(a->gpus[i]->ring);
+        analyze_slide_free(a->gpus[i]);
         free(a->gpus[i]);
     }
     free(a->gpus);
@@ -105,15 +107,29 @@ static int analyze_bin(float v)
     return b < 0 ? 0 : b > 100 ? 100 : b;
 }
 
+static void analyze_hist_bit(unsigned long long *bits, int b, bool on)
+{
+    if (on)
+        bits[b >> 6] |= 1ull << (b & 63);
+    else
+        bits[b >> 6] &= ~(1ull << (b & 63));
+}
+
 static void analyze_hist(struct analyze_gpu *g, const struct analyze_point *p, int dir)
 {
     if (!isnan(p->v[AC_UTIL])) {
-        g->hist[analyze_bin(p->v[AC_UTIL])] += dir;
+        int b = analyze_bin(p->v[AC_UTIL]);
+        g->hist[b] += dir;
+        g->hist_sum += (unsigned long long)(dir * b);
         g->n_util += dir;
+        analyze_hist_bit(g->hist_bits, b, g->hist[b] != 0);
     }
     if (!isnan(p->v[AC_UTIL_MAX])) {
-        g->hist_max[analyze_bin(p->v[AC_UTIL_MAX])] += dir;
+        int b = analyze_bin(p->v[AC_UTIL_MAX]);
+        g->hist_max[b] += dir;
+        g->hist_max_sum += (unsigned long long)(dir * b);
         g->n_max += dir;
+        analyze_hist_bit(g->hist_max_bits, b, g->hist_max[b] != 0);
     }
 }
 
@@ -424,20 +440,26 @@ static void analyze_account_add(struct analyzer *a, struct analyze_gpu *g, const
     account_add(a->account, rg, p->t, dt, p->v[AC_IDLE], used);
 }
 
-/* The point enters g's window; points at or before from leave it (and the oldest, at the ring's cap). */
-static void analyze_window_push(struct analyze_gpu *g, const struct analyze_point *p, double from)
+/* The oldest point leaves g's window. */
+static void analyze_window_pop(const struct analyzer *a, struct analyze_gpu *g)
 {
-    while (g->n && g->ring[g->head].t <= from) {
-        analyze_hist(g, &g->ring[g->head], -1);
-        g->head = (g->head + 1) % g->cap, g->n--;
-    }
+    analyze_hist(g, &g->ring[g->head], -1);
+    analyze_slide(&a->plan, g, &g->ring[g->head], g->seq_out++, -1);
+    g->head = analyze_wrap(g->head + 1, g->cap), g->n--;
+}
+
+/* The point enters g's window; points at or before from leave it (and the oldest, at the ring's cap). */
+static void analyze_window_push(const struct analyzer *a, struct analyze_gpu *g, const struct analyze_point *p,
+                                double from)
+{
+    while (g->n && g->ring[g->head].t <= from)
+        analyze_window_pop(a, g);
     g->ring = analyze_ring_grow(g->ring, sizeof *g->ring, &g->cap, &g->head, g->n);
-    if (g->n == g->cap) {
-        analyze_hist(g, &g->ring[g->head], -1);
-        g->head = (g->head + 1) % g->cap, g->n--;
-    }
-    g->ring[(g->head + g->n++) % g->cap] = *p;
+    if (g->n == g->cap)
+        analyze_window_pop(a, g);
+    g->ring[analyze_wrap(g->head + g->n++, g->cap)] = *p;
     analyze_hist(g, p, +1);
+    analyze_slide(&a->plan, g, p, g->seq_in++, +1);
 }
 
 void analyze_feed(struct analyzer *a, const struct record *r)
@@ -461,7 +483,7 @@ void analyze_feed(struct analyzer *a, const struct record *r)
         g->last_steps = f.steps;
         analyze_point_from(a, &r->gpus[i], t, &f, &p);
         analyze_account_add(a, g, &r->gpus[i], &p);
-        analyze_window_push(g, &p, from);
+        analyze_window_push(a, g, &p, from);
         analyze_history(a, g, &r->gpus[i], &p);
         analyze_run_feed(a, g, &p);
     }
@@ -488,9 +510,18 @@ bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest 
 
 void analyze_stats(struct analyzer *a, struct analyze_gpu_stats *out)
 {
-    for (unsigned i = 0; i < a->ngpus; i++) {
+    for (unsigned i = 0; i < a->ngpus; i++)
         analyze_window_stats(a, a->gpus[i], &out[i]);
-        analyze_node_stats(&a->nodes[a->gpus[i]->node], &out[i]);
+    for (unsigned h = 0; h < a->nnodes; h++) {   /* a node's host window once, not once per GPU */
+        int first = -1;
+        for (unsigned i = 0; i < a->ngpus; i++) {
+            if (a->gpus[i]->node != h)
+                continue;
+            if (first < 0)
+                analyze_node_stats(&a->nodes[h], &out[first = (int)i]);
+            else
+                analyze_node_copy(&out[first], &out[i]);
+        }
     }
     analyze_window_across(a, out);
 }

@@ -128,6 +128,8 @@ const struct analyze_run_figure analyze_run_figures[] = {
     {.key = "dram_active_mean", RF(dram_mean), .col = AC_DRAM, .gate = AC_SM_ACTIVE, .how = AH_MEAN},
 };
 const int analyze_nrun_figures = (int)(sizeof analyze_run_figures / sizeof analyze_run_figures[0]);
+_Static_assert(sizeof analyze_window_figures / sizeof analyze_window_figures[0] <= ANALYZE_PLAN_ROWS,
+               "raise ANALYZE_PLAN_ROWS");
 _Static_assert(sizeof analyze_run_figures / sizeof analyze_run_figures[0] <= ANALYZE_RUN_ACCS,
                "raise ANALYZE_RUN_ACCS");
 
@@ -142,6 +144,32 @@ double analyze_hist_percentile(const unsigned long long *hist, unsigned long lon
         if ((cum += hist[b]) >= rank)
             return b;
     return 100;
+}
+
+/* Several percentiles of one histogram in one walk: out[i] is analyze_hist_percentile(hist, n, pct[i]) (the
+ * first bin where the count so far reaches the rank, which is a bin that holds points: the walk visits only
+ * those, bits[] marking them). */
+void analyze_hist_percentiles(const unsigned long long *hist, const unsigned long long *bits, unsigned long long n,
+                              const double *pct, unsigned k, double *out)
+{
+    unsigned long long rank[ANALYZE_PLAN_ROWS], cum = 0;
+    bool done[ANALYZE_PLAN_ROWS];
+    unsigned left = k;
+    for (unsigned i = 0; i < k; i++) {
+        out[i] = n ? 100 : NAN;
+        rank[i] = (unsigned long long)ceil(pct[i] / 100.0 * (double)n);
+        if (rank[i] < 1)
+            rank[i] = 1;
+        done[i] = false;
+    }
+    for (int w = 0; w < 2 && left && n; w++)
+        for (unsigned long long m = bits[w]; m && left; m &= m - 1) {
+            int b = w * 64 + __builtin_ctzll(m);
+            cum += hist[b];
+            for (unsigned i = 0; i < k; i++)
+                if (!done[i] && cum >= rank[i])
+                    out[i] = b, done[i] = true, left--;
+        }
 }
 
 double analyze_hist_mean(const unsigned long long *hist, unsigned long long n)
@@ -211,100 +239,151 @@ static struct analyze_runs analyze_runs_of(const struct analyze_gpu *g)
     for (int run_ = 0; run_ < 2; run_++)                                                                       \
         for (const struct analyze_point *p = (runs).p[run_], *end_ = p + (runs).n[run_]; p < end_; p++)
 
-/* The count, sum, min, max and last of a column over the points where it and gate are known: one pass for
- * every row that reduces the same column under the same gate (a row wanting the last alone looks from the
- * end, and stops at the first point that has it). */
-struct analyze_pass {
-    enum analyze_col col, gate;
-    bool whole;                      /* all five; else only last (and n > 0 when there is one) */
-    double n, sum, min, max, last;
-};
-
-static const struct analyze_pass *analyze_pass_for(struct analyze_pass *done, unsigned *ndone,
-                                                   const struct analyze_gpu *g, enum analyze_col col,
-                                                   enum analyze_col gate, bool whole)
+/* The plan of the window figures (analyze_int.h): which (column, gate) pairs need a whole pass (count, sum,
+ * min, max, last) and which only their last point, and the clock-reason and slope rows, each with where
+ * its value comes from. Rows keep their order; a pair serves every row that reduces it. */
+void analyze_plan_make(struct analyze_plan *pl)
 {
-    unsigned i = 0;
-    while (i < *ndone && (done[i].col != col || done[i].gate != gate))
-        i++;
-    if (i < *ndone && (done[i].whole || !whole))
-        return &done[i];
-    if (i == *ndone)
-        (*ndone)++;
-    double n = 0, sum = 0, min = NAN, max = NAN, last = NAN;   /* in registers, not through done[] */
-    if (!whole) {
-        for (unsigned k = g->n; k-- > 0 && !n;) {
-            const struct analyze_point *p = analyze_at(g, k);
-            if (!isnan(p->v[col]) && !isnan(p->v[gate]))
-                last = p->v[col], n = 1;
-        }
-    } else {
-        struct analyze_runs runs = analyze_runs_of(g);
-        min = INFINITY, max = -INFINITY;
-        ANALYZE_EACH_POINT(runs, p) {
-            double x = p->v[col];
-            if (isnan(x) || isnan(p->v[gate]))
-                continue;
-            if (x < min)
-                min = x;
-            if (x > max)
-                max = x;
-            last = x;
-            sum += x;
-            n++;
-        }
-        if (!n)
-            min = max = NAN;
-    }
-    done[i] = (struct analyze_pass){.col = col, .gate = gate, .whole = whole, .n = n, .sum = sum, .min = min,
-                                    .max = max, .last = last};
-    return &done[i];
-}
-
-/* The clock-reason share and slope rows, which need their own pass. */
-static double analyze_window_row(const struct analyze_gpu *g, const struct analyze_figure *f, double t0,
-                                 double half)
-{
-    struct analyze_runs runs = analyze_runs_of(g);
-    enum analyze_col col = f->col, gate = f->gate == AC_NONE ? f->col : f->gate;
-    if (f->how == AH_REASONS) {
-        unsigned long long mask = clock_reason_mask(f->group);
-        double known = 0, on = 0;
-        ANALYZE_EACH_POINT(runs, p)
-            if (p->reasons >= 0)
-                known++, on += (p->reasons & mask) != 0;
-        return known ? 100.0 * on / known : 0;
-    }
-    struct analyze_acc acc = {0};   /* AH_SLOPE, AH_SLOPE_LATER */
-    ANALYZE_EACH_POINT(runs, p)
-        if (!isnan(p->v[col]) && !isnan(p->v[gate]) && (f->how == AH_SLOPE || p->t >= half))
-            analyze_acc_add(&acc, p->t - t0, p->v[col]);
-    return analyze_acc_value(&acc, f->how);
-}
-
-/* The window figures the rows describe: each row's column reduced over the points of g's window. */
-void analyze_window_reduce(const struct analyze_gpu *g, struct analyze_gpu_stats *s)
-{
-    struct analyze_pass done[2 * AC_COUNT];
-    unsigned ndone = 0;
-    double t0 = g->n ? analyze_at(g, 0)->t : 0, half = g->n ? t0 + (analyze_at(g, g->n - 1)->t - t0) / 2 : 0;
-    for (int r = 0; r < analyze_nwindow_figures; r++) {
+    memset(pl, 0, sizeof *pl);
+    for (int r = 0; r < analyze_nwindow_figures && r < ANALYZE_PLAN_ROWS; r++) {
         const struct analyze_figure *f = &analyze_window_figures[r];
-        double v = NAN;
-        if (f->how == AH_CUSTOM) {
+        struct analyze_plan_row *row = &pl->row[pl->nrows++];
+        *row = (struct analyze_plan_row){.fig = f, .slot = -1};
+        enum analyze_col col = f->col, gate = f->gate == AC_NONE ? f->col : f->gate;
+        if (f->how == AH_HIST_PCT) {
+            int h = f->col == AC_UTIL_MAX;
+            row->slot = (int)pl->nhist[h];
+            pl->hist_pct[h][pl->nhist[h]++] = f->pct;
             continue;
-        } else if (f->how == AH_HIST_MEAN || f->how == AH_HIST_PCT) {
-            const unsigned long long *h = f->col == AC_UTIL_MAX ? g->hist_max : g->hist;
-            unsigned long long n = f->col == AC_UTIL_MAX ? g->n_max : g->n_util;
-            v = f->how == AH_HIST_MEAN ? analyze_hist_mean(h, n) : analyze_hist_percentile(h, n, f->pct);
-        } else if (f->how == AH_REASONS || f->how == AH_SLOPE || f->how == AH_SLOPE_LATER) {
-            v = analyze_window_row(g, f, t0, half);
-        } else if (ndone < sizeof done / sizeof done[0]) {
-            const struct analyze_pass *a = analyze_pass_for(done, &ndone, g, f->col,
-                                                            f->gate == AC_NONE ? f->col : f->gate, f->how != AH_LAST);
-            v = f->how == AH_COUNT ? a->n : !a->n ? ((f->flags & AF_NONE_ZERO) ? 0 : NAN)
-                : f->how == AH_MEAN ? a->sum / a->n : f->how == AH_MIN ? a->min : f->how == AH_MAX ? a->max
-                : a->last;
+        }
+        if (f->how == AH_CUSTOM || f->how == AH_HIST_MEAN)
+            continue;
+        if (f->how == AH_REASONS) {
+            row->slot = (int)pl->nreasons;
+            pl->reason_mask[pl->nreasons++] = clock_reason_mask(f->group);
+            continue;
+        }
+        if (f->how == AH_SLOPE || f->how == AH_SLOPE_LATER) {
+            row->slot = (int)pl->nslopes;
+            pl->slope_col[pl->nslopes] = col, pl->slope_gate[pl->nslopes] = gate;
+            pl->slope_later[pl->nslopes++] = f->how == AH_SLOPE_LATER;
+            continue;
+        }
+        bool whole = f->how != AH_LAST;
+        unsigned k = 0;
+        while (k < pl->npairs && (pl->col[k] != col || pl->gate[k] != gate))
+            k++;
+        if (k == pl->npairs) {
+            pl->col[k] = col, pl->gate[k] = gate;
+            pl->npairs++;
+        }
+        pl->whole[k] |= whole;
+        row->slot = (int)k;
+    }
+    /* the whole passes first, then the pairs of which only the last point is wanted */
+    unsigned order[ANALYZE_PLAN_PAIRS], n = 0, at[ANALYZE_PLAN_PAIRS];
+    for (int w = 1; w >= 0; w--)
+        for (unsigned k = 0; k < pl->npairs; k++)
+            if (pl->whole[k] == (bool)w)
+                at[k] = n, order[n++] = k;
+    struct analyze_plan old = *pl;
+    for (unsigned k = 0; k < n; k++) {
+        pl->col[k] = old.col[order[k]], pl->gate[k] = old.gate[order[k]], pl->whole[k] = old.whole[order[k]];
+        pl->nwhole += pl->whole[k];
+    }
+    for (unsigned r = 0; r < pl->nrows; r++) {
+        enum analyze_how how = pl->row[r].fig->how;
+        if (pl->row[r].slot >= 0 && how != AH_REASONS && how != AH_SLOPE && how != AH_SLOPE_LATER && how != AH_HIST_PCT) {
+            int k = pl->row[r].slot = (int)at[pl->row[r].slot];
+            pl->want_min[k] |= how == AH_MIN;
+            pl->want_max[k] |= how == AH_MAX;
+            pl->want_sum[k] |= how == AH_MEAN;
+        }
+    }
+}
+
+/* The window figures the rows describe: each row's column reduced over the points of g's window. The whole
+ * pairs' counts, newest values, extremes and (where they are exact) sums, and the clock-reason counts, are
+ * kept as points enter and leave (analyze_slide.c); one pass over the points adds up what remains: the
+ * slopes, and a sum the fixed point could not hold (each accumulator adds its points in the window's
+ * order, as a pass of its own would). A pair wanted for its last point alone looks from the end and stops
+ * at the first point that has it. */
+void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
+{
+    const struct analyze_slide *sl = &g->slide;
+    double n[ANALYZE_PLAN_PAIRS] = {0}, sum[ANALYZE_PLAN_PAIRS] = {0}, min[ANALYZE_PLAN_PAIRS],
+           max[ANALYZE_PLAN_PAIRS], last[ANALYZE_PLAN_PAIRS];
+    unsigned add[ANALYZE_PLAN_PAIRS], nadd = 0;   /* pairs whose sum is added up below */
+    struct analyze_acc acc[ANALYZE_PLAN_ROWS];
+    double t0 = g->n ? analyze_at(g, 0)->t : 0, half = g->n ? t0 + (analyze_at(g, g->n - 1)->t - t0) / 2 : 0;
+    unsigned nw = pl->nwhole;
+    for (unsigned k = 0; k < pl->npairs; k++)
+        min[k] = max[k] = last[k] = NAN;
+    for (unsigned k = 0; k < nw; k++) {
+        const struct analyze_wpair *w = &sl->pair[k];
+        n[k] = (double)w->n;
+        if (!w->n)
+            continue;
+        last[k] = w->last;
+        if (pl->want_min[k])
+            min[k] = w->min.e[w->min.head].v;
+        if (pl->want_max[k])
+            max[k] = w->max.e[w->max.head].v;
+        if (pl->want_sum[k] && !analyze_slide_sum(w, &sum[k]))
+            add[nadd++] = k;
+    }
+    memset(acc, 0, pl->nslopes * sizeof acc[0]);
+    if (nadd || pl->nslopes) {
+        struct analyze_runs runs = analyze_runs_of(g);
+        ANALYZE_EACH_POINT(runs, p) {
+            for (unsigned i = 0; i < nadd; i++) {
+                double x = p->v[pl->col[add[i]]];
+                if (!isnan(x) && !isnan(p->v[pl->gate[add[i]]]))
+                    sum[add[i]] += x;
+            }
+            for (unsigned k = 0; k < pl->nslopes; k++)
+                if (!isnan(p->v[pl->slope_col[k]]) && !isnan(p->v[pl->slope_gate[k]]) &&
+                    (!pl->slope_later[k] || p->t >= half)) {
+                    /* analyze_acc_add's sums, those a slope reads */
+                    double t = p->t - t0, v = p->v[pl->slope_col[k]];
+                    struct analyze_acc *a = &acc[k];
+                    a->n++;
+                    a->st += t, a->sv += v, a->stt += t * t, a->stv += t * v;
+                }
+        }
+    }
+    for (unsigned k = nw; k < pl->npairs; k++)
+        for (unsigned i = g->n; i-- > 0 && !n[k];) {
+            const struct analyze_point *p = analyze_at(g, i);
+            if (!isnan(p->v[pl->col[k]]) && !isnan(p->v[pl->gate[k]]))
+                last[k] = p->v[pl->col[k]], n[k] = 1;
+        }
+    /* the histograms' percentiles, each histogram walked once for all its rows; their means from the running
+     * sums (whole numbers: the sum a walk would add up, exactly) */
+    double pct[2][ANALYZE_PLAN_ROWS];
+    for (int h = 0; h < 2; h++)
+        analyze_hist_percentiles(h ? g->hist_max : g->hist, h ? g->hist_max_bits : g->hist_bits,
+                                 h ? g->n_max : g->n_util, pl->hist_pct[h], pl->nhist[h], pct[h]);
+    for (unsigned r = 0; r < pl->nrows; r++) {
+        const struct analyze_figure *f = pl->row[r].fig;
+        int k = pl->row[r].slot;
+        double v = NAN;
+        switch (f->how) {
+        case AH_CUSTOM: continue;
+        case AH_HIST_MEAN: {
+            unsigned long long hn = f->col == AC_UTIL_MAX ? g->n_max : g->n_util;
+            v = hn ? (double)(f->col == AC_UTIL_MAX ? g->hist_max_sum : g->hist_sum) / (double)hn : NAN;
+            break;
+        }
+        case AH_HIST_PCT: v = pct[f->col == AC_UTIL_MAX][k]; break;
+        case AH_REASONS: v = sl->rknown ? 100.0 * (double)sl->rrow[k] / (double)sl->rknown : 0; break;
+        case AH_SLOPE:
+        case AH_SLOPE_LATER: v = analyze_acc_value(&acc[k], f->how); break;
+        default:
+            v = f->how == AH_COUNT ? n[k] : !n[k] ? ((f->flags & AF_NONE_ZERO) ? 0 : NAN)
+                : f->how == AH_MEAN ? sum[k] / n[k] : f->how == AH_MIN ? min[k] : f->how == AH_MAX ? max[k]
+                : last[k];
+            break;
         }
         analyze_set(s, f->offset, v);
     }

@@ -50,6 +50,70 @@ struct analyze_run {
     struct analyze_acc acc[ANALYZE_RUN_ACCS];   /* by row of analyze_run_figures */
 };
 
+struct analyze_gpu;
+
+/* How the rows of analyze_window_figures reduce a window, worked out once (analyze_plan_make, analyze_fig.c):
+ * the (column, gate) pairs, those reduced whole (count, sum, min, max, last) first, then those wanted for
+ * their last point alone; the clock-reason rows' masks; the slope rows; the percentiles of the two
+ * histograms; and for each row, its slot. */
+#define ANALYZE_PLAN_ROWS 64         /* >= rows of analyze_window_figures (checked there) */
+#define ANALYZE_PLAN_PAIRS (2 * AC_COUNT)
+struct analyze_plan_row {
+    const struct analyze_figure *fig;
+    int slot;                        /* its pair, reason or slope; -1 none (custom, histogram) */
+};
+struct analyze_plan {
+    unsigned nrows, npairs, nwhole, nreasons, nslopes;
+    struct analyze_plan_row row[ANALYZE_PLAN_ROWS];
+    enum analyze_col col[ANALYZE_PLAN_PAIRS], gate[ANALYZE_PLAN_PAIRS];
+    bool whole[ANALYZE_PLAN_PAIRS];
+    unsigned long long reason_mask[ANALYZE_PLAN_ROWS];
+    enum analyze_col slope_col[ANALYZE_PLAN_ROWS], slope_gate[ANALYZE_PLAN_ROWS];
+    bool slope_later[ANALYZE_PLAN_ROWS];
+    unsigned nhist[2];               /* the percentile rows of the utilization histogram and of its peaks' */
+    double hist_pct[2][ANALYZE_PLAN_ROWS];
+    bool want_min[ANALYZE_PLAN_PAIRS], want_max[ANALYZE_PLAN_PAIRS], want_sum[ANALYZE_PLAN_PAIRS];
+};
+
+/* The running figures of a GPU's window (analyze_slide.c), kept as points enter and leave it. */
+#ifdef __SIZEOF_INT128__
+typedef __int128 analyze_wide;      /* exact sums in units of 2^-24 */
+#define ANALYZE_EXACT_SUMS 1
+#else
+typedef long long analyze_wide;     /* no 128-bit integers: sums are added up point by point */
+#define ANALYZE_EXACT_SUMS 0
+#endif
+struct analyze_extreme {
+    double v;
+    unsigned long long seq;          /* the point's (analyze_gpu's seq_in when it entered) */
+};
+struct analyze_deque {               /* candidates for the extreme, the front the window's */
+    struct analyze_extreme *e;
+    unsigned cap, head, n;
+};
+struct analyze_wpair {               /* one (column, gate) pair reduced whole, over the points where both are known */
+    long long n;
+    analyze_wide sum, abs;           /* their sum, and the sum of their magnitudes, exactly, in units of 2^-24 */
+    int bad;                         /* values the fixed point cannot hold */
+    int frac[25];                    /* values needing f fractional bits */
+    unsigned fmask;                  /* bit f: some value needs f fractional bits */
+    double last;                     /* the newest (while n > 0) */
+    struct analyze_deque min, max;   /* where a row wants them */
+};
+struct analyze_slide {
+    struct analyze_wpair pair[ANALYZE_PLAN_PAIRS];
+    long long rknown;                /* points with clock event reasons known */
+    long long reason[CLOCK_REASON_COUNT];   /* ... with each reason active */
+    long long rrow[ANALYZE_PLAN_ROWS];      /* ... with a reason of each AH_REASONS row's group active */
+};
+/* A point enters (dir 1) or the oldest leaves (dir -1), with its sequence number. */
+void analyze_slide(const struct analyze_plan *pl, struct analyze_gpu *g, const struct analyze_point *p,
+                   unsigned long long seq, int dir);
+/* A pair's sum as a pass over the window in order would add it up, when that is exact; false otherwise
+ * (then add it up). */
+bool analyze_slide_sum(const struct analyze_wpair *w, double *sum);
+void analyze_slide_free(struct analyze_gpu *g);
+
 struct analyze_gpu {
     unsigned index;
     unsigned node;                   /* its node (analyzer's nodes[]) */
@@ -59,6 +123,8 @@ struct analyze_gpu {
     unsigned cap, head, n;
     unsigned long long hist[101], hist_max[101];
     unsigned long long n_util, n_max;
+    unsigned long long hist_sum, hist_max_sum;   /* their sums of bin x count: the mean without a walk */
+    unsigned long long hist_bits[2], hist_max_bits[2];   /* their bins that hold points: walks skip the rest */
     double mem_first_use_t, mem_high_t, idle_since, lost_t;
     double job_start_t;              /* memory went from unused to used here (a start seen); 0 none */
     double best_p50, best_t;         /* fastest step p50 of a full window so far; 0 none */
@@ -78,6 +144,8 @@ struct analyze_gpu {
     bool stop_open;
     struct analyze_stop cur;
     double prev_t;                   /* the previous point's time (0: none) */
+    unsigned long long seq_in, seq_out;   /* the next point's number; the oldest's in the window */
+    struct analyze_slide slide;      /* the window's running figures */
 };
 
 /* A point that continues a stop: wholly idle, waiting in a kernel, or mostly idle without a burst of real
@@ -114,17 +182,32 @@ struct analyzer {
     unsigned long long thermal_mask, power_mask;   /* clock_reasons.h's groups */
     struct account *account;
     struct sbuf who;                 /* analyze_who's buffer */
+    struct analyze_plan plan;        /* how the window figures reduce */
 };
+
+/* Position i of a ring of cap slots: caps are powers of two (analyze_ring_grow), so a mask, not a
+ * division, on every point of every window figure. */
+static inline unsigned analyze_wrap(unsigned i, unsigned cap)
+{
+    return i & (cap - 1);
+}
 
 /* The k-th point of g's window (0: the oldest). */
 static inline const struct analyze_point *analyze_at(const struct analyze_gpu *g, unsigned k)
 {
-    return &g->ring[(g->head + k) % g->cap];
+    return &g->ring[analyze_wrap(g->head + k, g->cap)];
 }
 
-/* Grows a ring of n elements of sz bytes when full (up to ANALYZE_MAX_POINTS), unrolling it. */
+/* Grows a ring of n elements of sz bytes when full (up to ANALYZE_MAX_POINTS, a power of two, as every
+ * cap it gives), unrolling it. */
 void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n);
-float analyze_num(const struct value *v, enum metric_id id);
+/* A value as a number of its column: NAN unless known (inline: every column of every point). */
+static inline float analyze_num(const struct value *v, enum metric_id id)
+{
+    if (v->state != VS_OK)
+        return NAN;
+    return metric_table[id].kind == MK_FLOAT ? (float)v->u.f : (float)v->u.i;
+}
 int analyze_cmp_double(const void *x, const void *y);
 /* The median of n values (sorts them); NAN of none. */
 double analyze_median(double *v, unsigned n);
@@ -135,9 +218,14 @@ double analyze_median_but(const double *sorted, unsigned n, double x);
 double analyze_nth(double *v, unsigned n, unsigned k);
 
 /* analyze_fig.c: the rows' reductions. */
+/* Several percentiles of a window's histogram (hist, its bins with points marked in bits) in one walk. */
+void analyze_hist_percentiles(const unsigned long long *hist, const unsigned long long *bits, unsigned long long n,
+                              const double *pct, unsigned k, double *out);
 void analyze_acc_add(struct analyze_acc *acc, double t, double v);
-/* The window figures the rows of analyze_window_figures describe (all but AH_CUSTOM), into s. */
-void analyze_window_reduce(const struct analyze_gpu *g, struct analyze_gpu_stats *s);
+void analyze_plan_make(struct analyze_plan *pl);
+/* The window figures the rows of analyze_window_figures describe (all but AH_CUSTOM), into s, in one pass
+ * over g's points. */
+void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_gpu *g, struct analyze_gpu_stats *s);
 /* A record's point into the GPU's whole-run accumulators. */
 void analyze_run_add(struct analyze_run *run, const struct analyze_point *p);
 /* The whole-run figures the rows of analyze_run_figures describe, into out. */
@@ -158,6 +246,8 @@ void analyze_node_free(struct analyze_node *node);
 void analyze_node_feed(struct analyze_node *node, const struct record *r, double t, double from);
 /* The job's CPU, RSS, storage reads and the host's iowait over the window, into s. */
 void analyze_node_stats(const struct analyze_node *node, struct analyze_gpu_stats *s);
+/* Those figures of another GPU of the same node, from its stats. */
+void analyze_node_copy(const struct analyze_gpu_stats *from, struct analyze_gpu_stats *s);
 /* With GPUs on several nodes: each GPU's node against the others. */
 void analyze_nodes_compare(const struct analyzer *a, struct analyze_gpu_stats *out);
 

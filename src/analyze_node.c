@@ -13,6 +13,8 @@
 #include "analyze_int.h"
 #include "metrics.h"
 
+_Static_assert((ANALYZE_MAX_POINTS & (ANALYZE_MAX_POINTS - 1)) == 0, "ring caps are powers of two (analyze_wrap)");
+
 void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n)
 {
     if (n < *cap || *cap >= ANALYZE_MAX_POINTS)
@@ -20,18 +22,11 @@ void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, un
     unsigned ncap = *cap ? *cap * 2 : 64;
     char *out = xmalloc(ncap * sz);
     for (unsigned i = 0; i < n; i++)
-        memcpy(out + i * sz, (char *)ring + ((*head + i) % *cap) * sz, sz);
+        memcpy(out + i * sz, (char *)ring + analyze_wrap(*head + i, *cap) * sz, sz);
     free(ring);
     *cap = ncap;
     *head = 0;
     return out;
-}
-
-float analyze_num(const struct value *v, enum metric_id id)
-{
-    if (v->state != VS_OK)
-        return NAN;
-    return metric_table[id].kind == MK_FLOAT ? (float)v->u.f : (float)v->u.i;
 }
 
 int analyze_cmp_double(const void *x, const void *y)
@@ -74,11 +69,11 @@ void analyze_node_feed(struct analyze_node *node, const struct record *r, double
                                     analyze_num(&h[M_JOB_READ], M_JOB_READ),
                                     h[M_JOB_PROCS].state == VS_OK ? (int32_t)h[M_JOB_PROCS].u.i : -1};
     while (node->hn && node->host[node->hhead].t <= from)
-        node->hhead = (node->hhead + 1) % node->hcap, node->hn--;
+        node->hhead = analyze_wrap(node->hhead + 1, node->hcap), node->hn--;
     node->host = analyze_ring_grow(node->host, sizeof *node->host, &node->hcap, &node->hhead, node->hn);
     if (node->hn == node->hcap)   /* full at the cap: the window is what fits */
-        node->hhead = (node->hhead + 1) % node->hcap, node->hn--;
-    node->host[(node->hhead + node->hn++) % node->hcap] = hp;
+        node->hhead = analyze_wrap(node->hhead + 1, node->hcap), node->hn--;
+    node->host[analyze_wrap(node->hhead + node->hn++, node->hcap)] = hp;
     stepstat_feed(node->steps, r, t);
 }
 
@@ -88,7 +83,7 @@ void analyze_node_stats(const struct analyze_node *node, struct analyze_gpu_stat
     s->ncpus = NAN;
     s->job_procs = -1;
     for (unsigned k = 0; k < node->hn; k++) {
-        const struct analyze_host_point *p = &node->host[(node->hhead + k) % node->hcap];
+        const struct analyze_host_point *p = &node->host[analyze_wrap(node->hhead + k, node->hcap)];
         if (!isnan(p->job_cpu)) {
             n++, cpu += p->job_cpu;
             top += isnan(p->job_top) ? 0 : p->job_top;
@@ -110,6 +105,18 @@ void analyze_node_stats(const struct analyze_node *node, struct analyze_gpu_stat
     s->job_rss_max = rss;
     s->iowait = ni ? io / ni : NAN;
     s->job_read_kbs = nr ? rd / nr : NAN;
+}
+
+void analyze_node_copy(const struct analyze_gpu_stats *from, struct analyze_gpu_stats *s)
+{
+    s->ncpus = from->ncpus;
+    s->job_procs = from->job_procs;
+    s->job_ok = from->job_ok;
+    s->job_cpu = from->job_cpu;
+    s->job_cpu_top = from->job_cpu_top;
+    s->job_rss_max = from->job_rss_max;
+    s->iowait = from->iowait;
+    s->job_read_kbs = from->job_read_kbs;
 }
 
 double analyze_median(double *v, unsigned n)

@@ -119,25 +119,21 @@ static void analyze_coverage(const struct analyzer *a, const struct analyze_gpu 
     s->gpm_covered = s->n_gpm >= c->min_samples && s->n_gpm >= c->min_coverage / 100.0 * g->n &&
                      !isnan(s->sm_active_mean);
     s->n_util = (unsigned)g->n_util;
-    s->util_peak = g->n_max ? analyze_hist_percentile(g->hist_max, g->n_max, 95) : s->util_p95;
+    static const double p95 = 95;
+    s->util_peak = s->util_p95;
+    if (g->n_max)
+        analyze_hist_percentiles(g->hist_max, g->hist_max_bits, g->n_max, &p95, 1, &s->util_peak);
     s->mem_ok = !isnan(s->mem_min);
 }
 
-/* The share of the window each clock event reason was active (of the points that have reasons). */
+/* The share of the window each clock event reason was active (of the points that have reasons), from the
+ * window's running counts (analyze_slide.c). */
 static void analyze_reasons(const struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
-    double known = 0, on[CLOCK_REASON_COUNT] = {0};
-    for (unsigned k = 0; k < g->n; k++) {
-        const struct analyze_point *p = analyze_at(g, k);
-        if (p->reasons < 0)
-            continue;
-        known++;
-        for (int r = 0; r < CLOCK_REASON_COUNT; r++)
-            on[r] += (p->reasons & clock_reasons[r].bit) != 0;
-    }
-    s->n_reasons = (unsigned)known;
+    double known = (double)g->slide.rknown;
+    s->n_reasons = (unsigned)g->slide.rknown;
     for (int r = 0; r < CLOCK_REASON_COUNT; r++)
-        s->reason_share[r] = known ? 100.0 * on[r] / known : 0;
+        s->reason_share[r] = known ? 100.0 * (double)g->slide.reason[r] / known : 0;
 }
 
 /* Events of the window: the process exit with the most memory in use just before it, new uncorrected
@@ -238,14 +234,15 @@ void analyze_window_stats(const struct analyzer *a, struct analyze_gpu *g, struc
 {
     memset(s, 0, sizeof *s);
     s->index = g->index;
-    snprintf(s->name, sizeof s->name, "%s", g->name);
+    _Static_assert(sizeof s->name == sizeof g->name, "the window's name is the GPU's");
+    memcpy(s->name, g->name, strlen(g->name) + 1);   /* every record evaluates it: no printf */
     s->now = a->now;
     s->window_s = a->cfg.window_s;
     s->n = g->n;
     s->proc_ratio = s->proc_wait_gap = s->slower_ratio = s->slower_wait_gap = NAN;
     s->proc_p50 = s->others_p50 = s->proc_wait = s->others_wait = NAN;
     if (g->n > 0) {
-        analyze_window_reduce(g, s);
+        analyze_window_reduce(&a->plan, g, s);
         analyze_coverage(a, g, s);
         analyze_idle(a, g, s);
         analyze_stops_window(a, g, s);

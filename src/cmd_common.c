@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "exitcodes.h"
+#include "logread_simd.h"
 #include "logsrc.h"
 #include "nvml.h"
 #include "out.h"
@@ -293,6 +294,62 @@ void *cmd_load_module(const char *cmd, const char *what, const char *file, const
         return NULL;
     }
     return dl;
+}
+
+/* The simdjson module, or NULL with why in err. */
+static const struct logread_simd_ops *cmd_simd_module(char *err, size_t errlen)
+{
+#ifndef GPUMON_HAVE_SIMDJSON
+    snprintf(err, errlen, "this gpumon was built without simdjson (libsimdjson-dev 3.0 or later, docs/building.md)");
+    return NULL;
+#else
+    char path[PATH_MAX];
+    if (!cmd_find_part("gpumon-simdjson.so", GPUMON_SIMDJSON_INSTALLED, path, sizeof path)) {
+        snprintf(err, errlen, "gpumon-simdjson.so was not found next to gpumon or in %s", GPUMON_SIMDJSON_INSTALLED);
+        return NULL;
+    }
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
+        return NULL;
+    }
+    const struct logread_simd_ops *ops = dlsym(dl, "logread_simd_table");
+    if (!ops || strcmp(ops->version, GPUMON_VERSION) != 0 || ops->record_size != sizeof(struct record) ||
+        ops->gpu_size != sizeof(struct record_gpu) || ops->rank_size != sizeof(struct record_rank)) {
+        snprintf(err, errlen, "%s is not gpumon %s's (version %s); reinstall gpumon", path, GPUMON_VERSION,
+                 ops ? ops->version : "unknown");
+        dlclose(dl);
+        return NULL;
+    }
+    return ops;   /* stays loaded */
+#endif
+}
+
+int cmd_log_reader(const char *cmd)
+{
+    static bool done;
+    static int status;
+    if (done)
+        return status;
+    done = true;
+    const char *want = getenv("GPUMON_LOG_READER");
+    char err[PATH_MAX + 256];
+    if (want && strcmp(want, "cjson") == 0)
+        return status = 0;
+    if (want && want[0] && strcmp(want, "auto") != 0 && strcmp(want, "simdjson") != 0) {
+        fprintf(stderr, "gpumon %s: GPUMON_LOG_READER=%.100s: give cjson, simdjson or auto\n", cmd, want);
+        return status = EXIT_USAGE;
+    }
+    const struct logread_simd_ops *ops = cmd_simd_module(err, sizeof err);
+    if (ops) {
+        logread_simd_use(ops);
+        return status = 0;
+    }
+    if (want && strcmp(want, "simdjson") == 0) {   /* asked for: say why not */
+        fprintf(stderr, "gpumon %s: GPUMON_LOG_READER=simdjson: %s\n", cmd, err);
+        return status = EXIT_RUNTIME;
+    }
+    return status = 0;   /* the cJSON path reads the same, slower */
 }
 
 int cmd_run_module(const char *cmd, const char *what, const char *file, const char *installed,

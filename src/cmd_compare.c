@@ -95,6 +95,8 @@ int cmd_compare(int argc, char **argv)
     if (!strcmp(pa, "-") && !strcmp(pb, "-"))
         return opt_usage_error("compare", "\"-\" (standard input) can be one of the logs, not both");
     struct compare_run *a = NULL, *b = NULL;
+    if ((rc = cmd_log_reader("compare")) != 0)
+        return rc;
     if ((rc = cmd_compare_load("compare", pa, &a)) != 0 || (rc = cmd_compare_load("compare", pb, &b)) != 0) {
         compare_run_free(a);
         return rc;

@@ -183,6 +183,9 @@ int cmd_diagnose(int argc, char **argv)
         return EXIT_USAGE;
 
     char err[1024];
+    rc = cmd_log_reader("diagnose");
+    if (rc != 0)
+        return rc;
     struct diagnose_log *logs = xcalloc(nlogs, sizeof *logs);
     unsigned opened = 0;
     for (; opened < nlogs; opened++) {

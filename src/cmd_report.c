@@ -85,6 +85,9 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "gpumon report: %s\n", err);
         return EXIT_RUNTIME;
     }
+    rc = cmd_log_reader("report");
+    if (rc != 0)
+        return rc;
     if (logread_open(&lr, path, err, sizeof err) != 0) {
         fprintf(stderr, "gpumon report: %s\n", err);
         return EXIT_RUNTIME;

@@ -41,6 +41,10 @@ void logread_close(struct logread *lr);
 /* Parses one line (without its newline) into rec; for tests and fuzzing.
  * Returns 0, or -1 with a message (no file or line prefix). */
 int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen);
+struct sbuf;
+/* Appends every field of r to b as text (floats to the bit, each value's state and code): two readers'
+ * records compare equal when their texts do (tests and fuzzing). */
+void logread_record_text(const struct record *r, struct sbuf *b);
 /* Parses an RFC 3339 UTC time ("2026-11-29T21:03:04.567Z", fraction
  * optional). Returns 0 or -1. */
 int logread_parse_time(const char *s, struct timespec *out);

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "lazylib.h"
-#include "lazylib.h"
 #include "util.h"
 
 #define LOGSRC_CHUNK (128u << 10)
@@ -156,9 +155,9 @@ static int logsrc_append(struct logsrc *s, const char *p, size_t n, char *err, s
         snprintf(err, errlen, "a line longer than %u MiB: not a gpumon record", LOGSRC_MAX_LINE >> 20);
         return -1;
     }
-    if (s->len + n + 1 > s->cap) {
+    if (s->len + n + 1 + LOGSRC_PAD > s->cap) {
         size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->len + n + 1)
+        while (cap < s->len + n + 1 + LOGSRC_PAD)
             cap *= 2;
         s->line = xrealloc(s->line, cap);
         s->cap = cap;
@@ -198,10 +197,18 @@ int logsrc_line(struct logsrc *s, char **line, size_t *len, bool *complete, char
         s->len--;
     if (!s->line)
         logsrc_append(s, "", 0, err, errlen);
-    s->line[s->len] = '\0';
+    memset(s->line + s->len, 0, 1 + LOGSRC_PAD);   /* the NUL, and the padding defined */
     *line = s->line;
     *len = s->len;
     return 1;
+}
+
+void logsrc_swap(struct logsrc *s, char **buf, size_t *cap)
+{
+    char *b = s->line;
+    size_t c = s->cap;
+    s->line = *buf, s->cap = *cap;
+    *buf = b, *cap = c;
 }
 
 bool logsrc_compressed(const struct logsrc *s)

@@ -6,6 +6,7 @@
  * window on demand, 256 bins wide, so cost does not grow with the step
  * rate. The whole run keeps one full histogram per process. Rates are steps
  * over the loop's own time waiting and computing (the time it trained).
+ * Rings grow by doubling from 64 buckets: a slot is a mask, not a division.
  */
 #include "stepstat.h"
 
@@ -141,18 +142,18 @@ void stepstat_feed(struct stepstat *ss, const struct record *r, double t)
             p->run_hist[k->bins[b].bin] += k->bins[b].n;
         /* the window: drop what left it, then add to the newest bucket or start one */
         while (p->n && p->ring[p->head].t <= t - ss->window_s)
-            p->head = (p->head + 1) % p->cap, p->n--;
-        struct stepstat_bucket *last = p->n ? &p->ring[(p->head + p->n - 1) % p->cap] : NULL;
+            p->head = (p->head + 1) & (p->cap - 1), p->n--;
+        struct stepstat_bucket *last = p->n ? &p->ring[(p->head + p->n - 1) & (p->cap - 1)] : NULL;
         if (!last || t - last->t >= ss->window_s / 1024) {
             if (p->n == p->cap) {   /* grow, unrolling the ring */
                 unsigned cap = p->cap ? p->cap * 2 : 64;
                 struct stepstat_bucket *ring = xmalloc(cap * sizeof *ring);
                 for (unsigned j = 0; j < p->n; j++)
-                    ring[j] = p->ring[(p->head + j) % p->cap];
+                    ring[j] = p->ring[(p->head + j) & (p->cap - 1)];
                 free(p->ring);
                 p->ring = ring, p->cap = cap, p->head = 0;
             }
-            last = &p->ring[(p->head + p->n++) % p->cap];
+            last = &p->ring[(p->head + p->n++) & (p->cap - 1)];
             memset(last, 0, sizeof *last);
         }
         last->t = t;
@@ -178,7 +179,7 @@ static void stepstat_window(const struct stepstat *ss, const struct stepstat_pro
                             struct stepstat_fig *f, unsigned long long *hist, double *sums)
 {
     for (unsigned j = 0; j < p->n; j++) {
-        const struct stepstat_bucket *b = &p->ring[(p->head + j) % p->cap];
+        const struct stepstat_bucket *b = &p->ring[(p->head + j) & (p->cap - 1)];
         if (b->t <= now - ss->window_s)
             continue;
         f->steps += b->steps, f->waited += (unsigned long long)b->waited;
@@ -234,16 +235,20 @@ static bool stepstat_on(const struct stepstat_proc *p, unsigned gpu)
 bool stepstat_gpu(const struct stepstat *ss, unsigned gpu, double now, struct stepstat_fig *out)
 {
     memset(out, 0, sizeof *out);
-    unsigned long long hist[RECORD_STEP_NBINS] = {0};
     double sums[3] = {0};
-    bool any = false;
-    for (unsigned i = 0; i < ss->n; i++)
-        if (stepstat_on(ss->p[i], gpu) && ss->p[i]->id.last_t > now - ss->window_s) {
+    unsigned i = 0;
+    while (i < ss->n && !(stepstat_on(ss->p[i], gpu) && ss->p[i]->id.last_t > now - ss->window_s))
+        i++;
+    if (i == ss->n) {   /* no process on it (most GPUs of most logs): no histogram to clear and walk */
+        stepstat_finish(out, NULL, sums);
+        return false;
+    }
+    unsigned long long hist[RECORD_STEP_NBINS] = {0};
+    for (; i < ss->n; i++)
+        if (stepstat_on(ss->p[i], gpu) && ss->p[i]->id.last_t > now - ss->window_s)
             stepstat_window(ss, ss->p[i], now, out, hist, sums);
-            any = true;
-        }
     stepstat_finish(out, hist, sums);
-    return any;
+    return true;
 }
 
 bool stepstat_latest(const struct stepstat *ss, unsigned gpu, struct stepstat_fig *out)

@@ -1,4 +1,4 @@
-# Layout: every file of src/ belongs to a module of docs/ARCHITECTURE.md,
+# Layout: every file of src/ (C, and the one C++ file) belongs to a module of docs/ARCHITECTURE.md,
 # and includes only what its module may (the one-way direction: sinks, the
 # analysis and the log reader never include NVML or the sampler). A module
 # built apart (the exporter, the live view) is a folder of src/: its files
@@ -26,7 +26,7 @@ files, header_at = [], {}
 for root, dirs, names in os.walk(os.path.join(src, "src")):
     dirs.sort()
     for f in sorted(names):
-        if f.endswith((".c", ".h")):
+        if f.endswith((".c", ".cpp", ".h")):
             rel = os.path.relpath(os.path.join(root, f), os.path.join(src, "src"))
             files.append(rel)
             if f.endswith(".h"):

@@ -2,8 +2,9 @@
  * test_analyze.c: the windowed statistics on synthetic records:
  * percentiles from the histogram, eviction from the window, idle share and
  * gaps, memory trend, process exits, coverage, XIDs in the window, peers,
- * the slowest process of a job, the whole-run summary, and the figure
- * tables themselves (every row well formed). Measurements only: what the
+ * the slowest process of a job, the whole-run summary, the window's
+ * running figures against a pass over its points (bit for bit), and the
+ * figure tables themselves (every row well formed). Measurements only: what the
  * rules decide from them is test_rules.c's.
  */
 #include <stdarg.h>
@@ -639,6 +640,59 @@ static void test_gpm_covered(void **state)
 
 /* Every row of the figure tables is well formed: a unique key, a double inside its struct, a reduction its
  * column can have (histograms: utilization's), words for what no reduction names, exported figures in %. */
+/* The window's running figures (analyze_slide.c) against a pass over the window's points, bit for bit: a
+ * mean where the fixed point holds the sum exactly (200 records of values as GPUs report them), and where
+ * it cannot (more than 24 fractional bits, huge values, subnormals, infinities: added up point by point),
+ * extremes with ties, counts with gaps. */
+static void test_running_figures(void **state)
+{
+    (void)state;
+    static const double vals[] = {600.25, 1e30, -1e30, 1.0, 1e-30, 0.1, -0.0, 0.0, 3.0e-8, 123456.789, 1e20,
+                                  7e-45, 4.6e18, 655.2, 1e39, 700, 0.333333343, -12.5, 2.5e-7, 16777217};
+    static const double nice[] = {600.25, 655.2, 700, -12.5, 0.0, -0.0, 123456.789, 16777217, 76.3, 1e6};
+    static const long long mems[] = {500, 900, 500, 100, 100, 900, 0, 1000000000, 7, 7};
+    struct analyze_config c = config(10);
+    struct analyzer *a = analyze_new(&c);
+    float win[10];
+    long long mwin[10];
+    int n = 0;
+    unsigned seed = 7;
+    for (int t = 1; t <= 400; t++) {
+        seed = seed * 1103515245u + 12345u;
+        double v = t <= 200 ? nice[(seed >> 16) % 10] : vals[(seed >> 16) % (sizeof vals / sizeof vals[0])];
+        bool gap = (seed >> 8) % 7 == 0;   /* a record without power */
+        long long mem = mems[(seed >> 20) % (sizeof mems / sizeof mems[0])];
+        memset(gpus, 0, sizeof gpus);
+        memset(&rec, 0, sizeof rec);
+        rec.time.tv_sec = 1000 + t;
+        rec.ngpus = 1;
+        rec.gpus = gpus;
+        set_i(&gpus[0], M_UTIL_GPU, 50);
+        set_i(&gpus[0], M_MEM_USED, mem);
+        set_i(&gpus[0], M_MEM_TOTAL, 1000);
+        if (!gap)
+            gpus[0].v[M_POWER] = (struct value){.state = VS_OK, .u.f = v};
+        analyze_feed(a, &rec);
+        /* the reference: the last 10 records' values, as a pass adds them */
+        if (n == 10)
+            memmove(win, win + 1, 9 * sizeof win[0]), memmove(mwin, mwin + 1, 9 * sizeof mwin[0]), n--;
+        win[n] = gap ? NAN : (float)v, mwin[n++] = mem;
+        struct analyze_gpu_stats s = stats(a);
+        double sum = 0, k = 0, lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            if (!isnan(win[i]))
+                sum += win[i], k++;
+            lo = (double)mwin[i] < lo ? (double)mwin[i] : lo;
+            hi = (double)mwin[i] > hi ? (double)mwin[i] : hi;
+        }
+        double mean = k ? sum / k : NAN;
+        if (memcmp(&mean, &s.power_mean, sizeof mean) && !(isnan(mean) && isnan(s.power_mean)))
+            fail_msg("t %d: power mean %a, a pass gives %a", t, s.power_mean, mean);
+        assert_true(s.mem_min == lo && s.mem_max == hi && s.mem_last == (double)mem);
+    }
+    analyze_free(a);
+}
+
 static void test_figure_tables(void **state)
 {
     (void)state;
@@ -696,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_xids_peers_lost),
         cmocka_unit_test(test_gpm_covered),
         cmocka_unit_test(test_gpu_identity),
+        cmocka_unit_test(test_running_figures),
         cmocka_unit_test(test_figure_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

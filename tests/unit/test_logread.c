@@ -2,7 +2,8 @@
  * test_logread.c: the JSON Lines reader: values by kind, null as "not
  * available", the errors map (lost, no permission), processes and XIDs,
  * a record written by the jsonl sink reads back to the same line, a torn
- * last line is a warning and a bad line elsewhere an error naming it.
+ * last line is a warning and a bad line elsewhere an error naming it;
+ * times of gpumon's own form read as timegm reads them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -253,9 +254,45 @@ static void test_files(void **state)
     assert_non_null(strstr(err, "cannot open log /nonexistent/log.jsonl"));
 }
 
+/* Times in gpumon's own form are read without sscanf and timegm: the same seconds as timegm gives, over
+ * years from 0 to 9999, every month, days past a month's end (they run on into the next) and second 60. */
+static void test_times(void **state)
+{
+    (void)state;
+    static const int years[] = {0, 1, 99, 100, 399, 400, 1582, 1899, 1900, 1969, 1970, 1999, 2000, 2024, 2026,
+                                2027, 2038, 2100, 2400, 9999};
+    for (size_t y = 0; y < sizeof years / sizeof years[0]; y++)
+        for (int mo = 1; mo <= 12; mo++)
+            for (int d = 1; d <= 31; d++) {
+                char s[64];
+                int h = (d * 7) % 24, mi = (d * 13) % 60, se = d == 31 ? 60 : (d * 17) % 60;
+                snprintf(s, sizeof s, "%04d-%02d-%02dT%02d:%02d:%02d.25Z", years[y], mo, d, h, mi, se);
+                struct tm tm = {.tm_year = years[y] - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+                                .tm_min = mi, .tm_sec = se};
+                struct timespec ts;
+                assert_int_equal(logread_parse_time(s, &ts), 0);
+                if (ts.tv_sec != timegm(&tm) || ts.tv_nsec != 250000000)
+                    fail_msg("%s: %lld, timegm %lld", s, (long long)ts.tv_sec, (long long)timegm(&tm));
+            }
+    static const char *const bad[] = {"", "2026", "2026-11-29T21:03:04", "2026-13-01T00:00:00Z",
+                                      "2026-11-29T24:00:00Z", "2026-11-29 21:03:04Z", "2026-11-29T21:03:04ZZ",
+                                      "2026-00-10T00:00:00Z", "2026-11-32T00:00:00Z", "2026-11-29T21:03:61Z"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct timespec ts;
+        if (logread_parse_time(bad[i], &ts) == 0)
+            fail_msg("\"%s\" read as a time", bad[i]);
+    }
+    struct timespec a, b;   /* sscanf's forms still read as before */
+    assert_int_equal(logread_parse_time(" 2026-11-29T21:03:04Z", &a), -1);
+    assert_int_equal(logread_parse_time("+026-11-29T21:03:04Z", &a), 0);
+    assert_int_equal(logread_parse_time("0026-11-29T21:03:04Z", &b), 0);
+    assert_int_equal(a.tv_sec, b.tv_sec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_times),
         cmocka_unit_test(test_parse_line),
         cmocka_unit_test(test_errors_by_code),
         cmocka_unit_test(test_round_trip),
