@@ -95,9 +95,10 @@ char *fmt_number_at(char *out, const struct metric *m, const struct value *v, en
         size_t n = strlen(mark);
         return n <= FMT_NUMBER_MAX ? fmt_copy(out, mark, n) : NULL;
     }
-    switch (m->kind) {
-    case MK_INT:
-        return out + util_fmt_int(out, v->u.i);
+    char *end = fmt_fast(out, m->kind, m->decimals, v, style);
+    if (end)
+        return end;
+    switch (m->kind) {   /* what the fast path leaves */
     case MK_HEX:
         if (style == FMT_JSON)
             return out + util_fmt_int(out, v->u.i);
@@ -105,26 +106,12 @@ char *fmt_number_at(char *out, const struct metric *m, const struct value *v, en
         for (int i = 0; i < 16; i++)
             out[2 + i] = hex[((unsigned long long)v->u.i >> (60 - 4 * i)) & 15];
         return out + 18;
-    case MK_FLOAT: {
+    case MK_FLOAT:   /* not finite, or a number printf writes */
         if (!isfinite(v->u.f))
             return style == FMT_JSON ? fmt_copy(out, "null", 4) : fmt_copy(out, "[N/A]", 5);
-        size_t n = util_fmt_decimal(out, v->u.f, m->decimals);
-        return n ? out + n : NULL;
-    }
-    case MK_FLAG:
-        if (style == FMT_JSON)
-            return v->u.i ? fmt_copy(out, "true", 4) : fmt_copy(out, "false", 5);
-        if (style == FMT_CSV)
-            return fmt_copy(out, v->u.i ? "1" : "0", 1);
+        return NULL;
+    case MK_FLAG:    /* text */
         return v->u.i ? fmt_copy(out, "Active", 6) : fmt_copy(out, "Not Active", 10);
-    case MK_PSTATE:
-        if (style == FMT_JSON)
-            *out++ = '"';
-        *out++ = 'P';
-        out += util_fmt_int(out, v->u.i);
-        if (style == FMT_JSON)
-            *out++ = '"';
-        return out;
     default:
         return NULL;
     }
