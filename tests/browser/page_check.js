@@ -74,10 +74,14 @@ async function readMatched(page, label) {
   for (let i = 0; i < 400; i++) {   // 60 s or more: a loaded machine may be slow to render
     const r = await reading(page), m = await metrics();
     const done = m["gpumon_exporter_last_success_timestamp_seconds"];
-    if (Object.keys(r.rows).length && done >= r.time && done - r.time < 0.5) return [r, m];
+    // (the state's time is rounded to the millisecond and a collection may take less than one: a start
+    // at .0076 reads .008, past its end at .0078; at a fixed interval that phase holds for the whole run)
+    if (Object.keys(r.rows).length && done >= r.time - 0.001 && done - r.time < 0.5) return [r, m];
     await sleep(150);
   }
-  throw new Error(label + ": the page never showed the collection /metrics serves");
+  const r = await reading(page), m = await metrics();
+  throw new Error(label + ": the page never showed the collection /metrics serves (last: page " + r.time +
+                  ", /metrics done " + m["gpumon_exporter_last_success_timestamp_seconds"] + ")");
 }
 const PAIRS = [   // page key, /metrics name, label filter, scale from base units to the page's
   ["utilization.gpu", "gpumon_gpu_utilization_ratio", "", 100],

@@ -8,9 +8,6 @@ RING="$SRC/tests/cli/ring_writer.py"
 export PYTHONPATH="$SRC/python${PYTHONPATH:+:$PYTHONPATH}"
 have_torch=0
 "$PY" -c "import torch" 2>/dev/null && have_torch=1
-case ${GPUMON_TEST_VARIANT:-plain} in   # the training runs take 20 s: once with gcc -O2, once under ASan
-  release|clang) have_torch=2;;
-esac
 # Debian 11's python3-torch 1.7.1 aborts (SIGABRT) at interpreter exit after any backward(): a training
 # script then ends with 134 whatever gpumon does, so such a torch cannot be used here.
 if [ $have_torch = 1 ] && ! "$PY" -c "import torch; torch.ones(1, requires_grad=True).sum().backward()" 2>/dev/null; then
@@ -154,8 +151,6 @@ expect_match "malformed steps: message" "$out" "malformed.jsonl:1: steps\[0\] ne
 
 if [ $have_torch = 0 ]; then
   echo "SKIP: python3-torch is not installed: the training runs are not tested" >&2
-elif [ $have_torch = 2 ]; then
-  echo "note: the training runs are tested in the plain and asan variants of scripts/test" >&2
 elif [ $have_torch = 3 ]; then
   echo "SKIP: this python3-torch ($("$PY" -c "import torch; print(torch.__version__)" 2>/dev/null)) aborts at exit" \
     "after backward() (Debian 11's 1.7.1): the training runs are not tested" >&2

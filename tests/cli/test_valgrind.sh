@@ -2,16 +2,13 @@
 # diagnose, report): no invalid access, no use of
 # uninitialized memory, no definite or indirect leak. Runs on the plain
 # build only: sanitizer builds cannot run under valgrind, and in scripts/test
-# the Release and clang variants leave it to the plain one (the same code;
-# memcheck makes it 20 s a variant, and the suite has a budget).
+# the Release and clang variants leave it to the plain one (a `long` test:
+# tests/CMakeLists.txt).
 . "$(dirname "$0")/lib.sh"
 if nm "$GPUMON" 2>/dev/null | grep -q __asan_init; then
   echo "SKIP: $GPUMON is an AddressSanitizer build; valgrind runs on the plain build"
   done_tests; exit 0
 fi
-case ${GPUMON_TEST_VARIANT:-plain} in
-  release|clang) echo "SKIP: memcheck runs in the plain variant of scripts/test"; done_tests; exit 0;;
-esac
 command -v valgrind > /dev/null || { fail "valgrind is not installed (scripts/deps.sh installs it)"; done_tests; exit 1; }
 VG=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
     --show-leak-kinds=definite,indirect --track-origins=yes)
