@@ -24,3 +24,13 @@ const char *sink_names(void)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", sink_all[i]->name);
     return names;
 }
+
+bool sink_plan_current(bool *ready, int *nids, enum metric_id *ids, const struct sink *s)
+{
+    if (*ready && *nids == s->nids && !memcmp(ids, s->ids, (size_t)s->nids * sizeof *s->ids))
+        return true;
+    *ready = true;
+    *nids = s->nids;
+    memcpy(ids, s->ids, (size_t)s->nids * sizeof *s->ids);
+    return false;
+}

@@ -21,6 +21,11 @@ struct sink {
     int width;                  /* text: the terminal's columns; 0 when not a terminal */
 };
 
+/* A sink's plan of its columns, cached per thread: true when (*ready, *nids, ids) already plan s's
+ * columns; otherwise takes s's (ids holds at least s->nids) and returns false: the caller builds the
+ * rest of its plan. */
+bool sink_plan_current(bool *ready, int *nids, enum metric_id *ids, const struct sink *s);
+
 struct sink_ops {
     const char *name;
     /* Appends what starts a fresh output (the CSV header), or nothing. */

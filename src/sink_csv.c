@@ -38,11 +38,8 @@ static const struct csv_plan *csv_plan_for(const struct sink *s)
     struct csv_plan *pl = &csv_plan;
     if (s->nids > RECORD_MAX_METRICS)
         return NULL;
-    if (pl->ready && pl->nids == s->nids && !memcmp(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids))
+    if (sink_plan_current(&pl->ready, &pl->nids, pl->ids, s))
         return pl;
-    pl->ready = true;
-    pl->nids = s->nids;
-    memcpy(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids);
     for (int i = 0; i < s->nids; i++) {
         const struct metric *m = &metric_table[s->ids[i]];
         pl->cols[i] = (struct csv_col){(uint8_t)m->id, (uint8_t)m->kind, m->scope == MS_HOST, (int8_t)m->decimals};

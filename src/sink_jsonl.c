@@ -75,11 +75,8 @@ static const struct jsonl_plan *jsonl_plan_for(const struct sink *s)
     struct jsonl_plan *pl = &jsonl_plan;
     if (s->nids > METRIC_COUNT)
         return NULL;
-    if (pl->ready && pl->nids == s->nids && !memcmp(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids))
+    if (sink_plan_current(&pl->ready, &pl->nids, pl->ids, s))
         return pl;
-    pl->ready = true;
-    pl->nids = s->nids;
-    memcpy(pl->ids, s->ids, (size_t)s->nids * sizeof *s->ids);
     pl->nrows = 0;
     pl->index = false;
     size_t at = 0;
