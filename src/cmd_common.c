@@ -260,15 +260,17 @@ static void cmd_format_ms(double ms, char *out, size_t len)
 int cmd_parse_duration(const char *cmd, const char *name, const char *arg, double min_ms, double max_ms,
                        double *ms)
 {
-    char lo[32], hi[32];
-    cmd_format_ms(min_ms, lo, sizeof lo);
-    cmd_format_ms(max_ms, hi, sizeof hi);
+    char lim[32];   /* formatted only for a message: a valid duration maps none of libm's fmod */
     if (util_parse_duration_ms(arg, ms) != 0)
         return opt_usage_error(cmd, "%s: \"%.200s\" is not a duration (examples: 1s, 250ms, 2m, 1h)", name, arg);
-    if (*ms < min_ms)
-        return opt_usage_error(cmd, "%s: %.200s is below the minimum of %s", name, arg, lo);
-    if (*ms > max_ms)
-        return opt_usage_error(cmd, "%s: %.200s is above the maximum of %s", name, arg, hi);
+    if (*ms < min_ms) {
+        cmd_format_ms(min_ms, lim, sizeof lim);
+        return opt_usage_error(cmd, "%s: %.200s is below the minimum of %s", name, arg, lim);
+    }
+    if (*ms > max_ms) {
+        cmd_format_ms(max_ms, lim, sizeof lim);
+        return opt_usage_error(cmd, "%s: %.200s is above the maximum of %s", name, arg, lim);
+    }
     return 0;
 }
 

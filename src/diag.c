@@ -15,6 +15,8 @@
 
 struct diag_gpu {
     struct diag_verdict v[R_COUNT];
+    char *ev[R_COUNT];                 /* v[r].evidence once a verdict started: allocated when first needed, */
+    unsigned ev_cap[R_COUNT];          /* so GPUs without verdicts hold no room for evidence */
     bool had_enough;
 };
 
@@ -81,6 +83,9 @@ void diag_free(struct diag *d)
     ledger_free(d->ledger);
     for (int i = 0; i < R_COUNT; i++)
         sbuf_free(&d->ev[i]);
+    for (unsigned g = 0; g < d->cap; g++)
+        for (int r = 0; r < R_COUNT; r++)
+            free(d->gpus[g].ev[r]);
     free(d->gpus);
     free(d->stats);
     free(d->prev);
@@ -129,6 +134,9 @@ static void diag_grow(struct diag *d)
         d->stats = xrealloc(d->stats, cap * sizeof *d->stats);
         d->prev = xrealloc(d->prev, cap * sizeof *d->prev);
         memset(d->gpus + d->cap, 0, (cap - d->cap) * sizeof *d->gpus);
+        for (unsigned g = d->cap; g < cap; g++)
+            for (int r = 0; r < R_COUNT; r++)
+                d->gpus[g].v[r].evidence = "";
         memset(d->stats + d->cap, 0, (cap - d->cap) * sizeof *d->stats);
         memset(d->prev + d->cap, 0, (cap - d->cap) * sizeof *d->prev);
         d->cap = cap;
@@ -140,12 +148,22 @@ static void diag_grow(struct diag *d)
  * expensive part of an evaluation, so it is made only when a verdict
  * starts, when it clears (from the evaluation before, when it last held)
  * and at the end, not at every record. */
-static void diag_evidence(struct diag *d, const struct analyze_gpu_stats *s, int r, struct diag_verdict *v)
+static void diag_evidence(struct diag *d, const struct analyze_gpu_stats *s, int r, unsigned g)
 {
+    struct diag_gpu *dg = &d->gpus[g];
     sbuf_reset(&d->ev[r]);
     rule_table[r].evidence(s, &d->cfg, &d->ev[r]);
-    snprintf(v->evidence, sizeof v->evidence, "%s", d->ev[r].data ? d->ev[r].data : "");
-    v->job_watched = s->job_ok;
+    size_t n = d->ev[r].data ? strlen(d->ev[r].data) : 0;
+    if (n > DIAG_EVIDENCE_MAX - 1)
+        n = DIAG_EVIDENCE_MAX - 1;
+    if (n + 1 > dg->ev_cap[r]) {   /* most evidence is a sentence or two */
+        dg->ev_cap[r] = n < 256 ? 256 : DIAG_EVIDENCE_MAX;
+        dg->ev[r] = xrealloc(dg->ev[r], dg->ev_cap[r]);
+    }
+    memcpy(dg->ev[r], d->ev[r].data ? d->ev[r].data : "", n);
+    dg->ev[r][n] = '\0';
+    dg->v[r].evidence = dg->ev[r];
+    dg->v[r].job_watched = s->job_ok;
 }
 
 static void diag_evaluate(struct diag *d)
@@ -167,7 +185,7 @@ static void diag_evaluate(struct diag *d)
             }
             if (active[r] == v->active)
                 continue;
-            diag_evidence(d, active[r] ? s : &d->prev[g], r, v);
+            diag_evidence(d, active[r] ? s : &d->prev[g], r, g);
             v->active = active[r];
             if (active[r]) {
                 if (!v->ever)
@@ -249,7 +267,7 @@ void diag_finish(struct diag *d)
     for (unsigned g = 0; g < analyze_ngpus(d->an); g++)   /* the evidence of what still holds, as of now */
         for (int r = 0; r < rule_count; r++)
             if (d->gpus[g].v[r].active)
-                diag_evidence(d, &d->stats[g], r, &d->gpus[g].v[r]);
+                diag_evidence(d, &d->stats[g], r, g);
     ledger_finish(d->ledger);
 }
 

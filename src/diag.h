@@ -32,11 +32,14 @@ struct diag_change {
 
 typedef void diag_change_fn(void *ctx, const struct diag_change *ch);
 
+#define DIAG_EVIDENCE_MAX 640   /* a verdict's evidence is cut to 639 bytes */
+
 struct diag_verdict {
     bool active, ever;
     double first_t, last_t, active_s;
     unsigned starts;
-    char evidence[640];       /* the latest while it held */
+    const char *evidence;     /* the latest while it held: "" before the first start, else at most
+                                 DIAG_EVIDENCE_MAX - 1 bytes (the diag's own storage, until diag_free) */
     bool job_watched;         /* that evidence had the job's process figures (rules_advice) */
 };
 

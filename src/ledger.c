@@ -41,7 +41,8 @@ const struct ledger_cause_info ledger_causes[LC_COUNT] = {
 #undef LEDGER_ROW
 };
 
-#define LEDGER_PEND_MAX 256
+#define LEDGER_PEND_MAX 256      /* 8 times a power of two: the ring grows from 8 by doubling */
+_Static_assert(LEDGER_PEND_MAX >= 8 && (LEDGER_PEND_MAX & (LEDGER_PEND_MAX - 1)) == 0, "a power of two, at least 8");
 #define LEDGER_IDLE 0.9          /* an interval idle this much of its time is idle through */
 
 enum { LP_GAP, LP_PAUSE };       /* undecided: gaps inside busy time (else compute), a pause */
@@ -62,8 +63,8 @@ struct ledger_gpu {
     bool in_stretch, stretch_mem, stretch_stalled;
     enum ledger_cause stall_as;  /* what a stretch past stall_s is: stalled, or idle for a notebook's kernel */
     double stretch_s, stretch_end;
-    struct ledger_pend pend[LEDGER_PEND_MAX];
-    unsigned ph, pn;
+    struct ledger_pend *pend;    /* a ring of pcap (a power of two, grown to at most LEDGER_PEND_MAX as */
+    unsigned ph, pn, pcap;       /* items wait: a GPU that never waits holds none) */
     double energy_prev;
     double recent[LC_COUNT], recent_t;
     struct ledger_totals tot;    /* decided seconds, observed seconds */
@@ -88,6 +89,8 @@ void ledger_free(struct ledger *l)
 {
     if (!l)
         return;
+    for (unsigned i = 0; i < l->cap; i++)
+        free(l->g[i].pend);
     free(l->g);
     free(l);
 }
@@ -124,12 +127,32 @@ static void ledger_add(struct ledger *l, struct ledger_gpu *g, enum ledger_cause
         g->tot.s[c] += s;
 }
 
+/* e^x for x <= 0, without libm (its exp and tables would be the only libm pages gpumon top maps beyond
+ * what the NVML library maps: fault-around, 64 kB a call site's neighbourhood), to about 1e-12 relative:
+ * what the recent window needs, whose causes are only compared with each other. x is halved n times to
+ * |x| <= 2^-8 (exact: powers of two), a degree-5 Taylor polynomial (error below 2^-48 / 720) and n
+ * squarings (each doubles the relative error, n <= 14). Below -40 it is 0: e^-40 is 4e-18. */
+static double ledger_decay(double x)
+{
+    if (!(x > -40))
+        return 0;
+    int n = 0;
+    while (x < -0x1p-8) {
+        x *= 0.5;
+        n++;
+    }
+    double k = 1 + x * (1 + x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120)))));
+    while (n-- > 0)
+        k *= k;
+    return k;
+}
+
 /* The recent window (gpumon top): seconds as they are classified now, decaying over the horizon. */
 static void ledger_recent(const struct ledger *l, struct ledger_gpu *g, double t, enum ledger_cause c, double s)
 {
     double tau = l->cfg.horizon_s > 0 ? l->cfg.horizon_s / 3 : 10;
     if (t > g->recent_t) {
-        double k = exp(-(t - g->recent_t) / tau);
+        double k = ledger_decay(-(t - g->recent_t) / tau);
         for (int i = 0; i < LC_COUNT; i++)
             g->recent[i] *= k;
         g->recent_t = t;
@@ -152,8 +175,21 @@ static void ledger_pop(struct ledger *l, struct ledger_gpu *g)
 {
     struct ledger_pend *p = &g->pend[g->ph];
     ledger_commit_pend(l, g, p, p->kind == LP_GAP ? LC_COMPUTE : LC_PAUSE);
-    g->ph = (g->ph + 1) % LEDGER_PEND_MAX;
+    g->ph = (g->ph + 1) % g->pcap;
     g->pn--;
+}
+
+/* Room for one more pending item (the ring full, below LEDGER_PEND_MAX): twice the ring, unrolled. */
+static void ledger_pend_grow(struct ledger_gpu *g)
+{
+    unsigned cap = g->pcap ? 2 * g->pcap : 8;
+    struct ledger_pend *p = xmalloc(cap * sizeof *p);
+    for (unsigned i = 0; i < g->pn; i++)
+        p[i] = g->pend[(g->ph + i) % g->pcap];
+    free(g->pend);
+    g->pend = p;
+    g->ph = 0;
+    g->pcap = cap;
 }
 
 /* Undecided seconds of a kind at time t (merged with the newest item of that kind within a second). */
@@ -163,7 +199,7 @@ static void ledger_push(struct ledger *l, struct ledger_gpu *g, double t, int ki
         return;
     g->tot.pending += s;
     if (g->pn) {
-        struct ledger_pend *last = &g->pend[(g->ph + g->pn - 1) % LEDGER_PEND_MAX];
+        struct ledger_pend *last = &g->pend[(g->ph + g->pn - 1) % g->pcap];
         if (last->kind == kind && t - last->t < 1) {
             last->s += s;
             return;
@@ -171,7 +207,9 @@ static void ledger_push(struct ledger *l, struct ledger_gpu *g, double t, int ki
     }
     if (g->pn == LEDGER_PEND_MAX)
         ledger_pop(l, g);
-    g->pend[(g->ph + g->pn) % LEDGER_PEND_MAX] = (struct ledger_pend){t, s, kind};
+    else if (g->pn == g->pcap)
+        ledger_pend_grow(g);
+    g->pend[(g->ph + g->pn) % g->pcap] = (struct ledger_pend){t, s, kind};
     g->pn++;
 }
 
@@ -180,7 +218,7 @@ static void ledger_take_input(struct ledger *l, struct ledger_gpu *g)
 {
     while (g->pn) {
         ledger_commit_pend(l, g, &g->pend[g->ph], LC_INPUT_WAIT);
-        g->ph = (g->ph + 1) % LEDGER_PEND_MAX;
+        g->ph = (g->ph + 1) % g->pcap;
         g->pn--;
     }
 }

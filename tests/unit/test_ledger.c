@@ -123,6 +123,34 @@ static void test_idle_lost_throttled(void **state)
     ledger_free(l);
 }
 
+/* The recent window (gpumon top's "time goes to"): seconds decay over horizon_s / 3 (30 s here), so a new
+ * cause takes over once its decayed seconds pass the old one's: 300 s of compute, then clocks held at 20%
+ * (80% of each second throttled) take over after about 29 s; a gap the ledger does not observe leaves the
+ * old seconds decayed to nothing. */
+static void test_recent_cause(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    assert_int_equal(ledger_recent_cause(l, 0), LC_COMPUTE);   /* nothing yet, and a GPU never seen */
+    assert_int_equal(ledger_recent_cause(l, 7), LC_COMPUTE);
+    for (int i = 0; i <= 400; i++) {
+        struct ledger_point p = pt(i, 0.02, true);
+        p.clock_held = i > 300;
+        p.clock_ratio = p.clock_held ? 0.2 : 1;
+        ledger_feed(l, 0, &p);
+        if (i == 300 || i == 320)
+            assert_int_equal(ledger_recent_cause(l, 0), LC_COMPUTE);
+        if (i == 340 || i == 400)
+            assert_int_equal(ledger_recent_cause(l, 0), LC_THROTTLED);
+    }
+    for (int i = 5000; i <= 5003; i++) {   /* after a gap of more than an hour: compute again at once */
+        struct ledger_point p = pt(i, 0.02, true);
+        ledger_feed(l, 0, &p);
+    }
+    assert_int_equal(ledger_recent_cause(l, 0), LC_COMPUTE);
+    ledger_free(l);
+}
+
 static void test_input_wait(void **state)
 {
     (void)state;
@@ -164,6 +192,33 @@ static void test_input_wait(void **state)
     ledger_free(l);
 }
 
+/* At most 256 undecided items wait per GPU: with a horizon of 1000 s, 600 s of swinging (half of each
+ * second idle, a gap each) and an input verdict at the end, the oldest 344 gaps were decided as compute
+ * when the ring was full, and the newest 256 are input wait, as is the last interval's gap. */
+static void test_pending_ring(void **state)
+{
+    (void)state;
+    const struct ledger_config long_cfg = {.pause_s = 5, .stall_s = 120, .sustain_s = 5, .horizon_s = 1000};
+    struct ledger *l = ledger_new(&long_cfg);
+    struct ledger_totals t;
+    for (int i = 0; i <= 600; i++) {
+        struct ledger_point p = pt(i, 0.5, true);
+        p.input_verdict = i == 600;
+        ledger_feed(l, 0, &p);
+        if (i == 7 || i == 9 || i == 300) {   /* as the ring grows: nothing decided yet */
+            ledger_gpu(l, 0, &t);
+            sums(&t);
+            near(t.pending, i < 300 ? 0.5 * i : 128, 1e-9, "undecided: the gaps, at most 256 of them");
+        }
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    near(t.s[LC_INPUT_WAIT], 128.5, 1e-9, "input wait: the newest 256 gaps, and the last interval's");
+    near(t.s[LC_COMPUTE], 600 - 128.5, 1e-9, "compute: the busy halves and the oldest gaps");
+    ledger_free(l);
+}
+
 static void test_gaps_and_text(void **state)
 {
     (void)state;
@@ -199,7 +254,9 @@ int main(void)
         cmocka_unit_test(test_startup_pause_stall),
         cmocka_unit_test(test_notebook),
         cmocka_unit_test(test_idle_lost_throttled),
+        cmocka_unit_test(test_recent_cause),
         cmocka_unit_test(test_input_wait),
+        cmocka_unit_test(test_pending_ring),
         cmocka_unit_test(test_gaps_and_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
