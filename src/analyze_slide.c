@@ -106,10 +106,10 @@ static bool analyze_whole(double base, double t, float x, long long *T, long lon
     if (!(base > 0 && t >= base / 2 && t <= 2 * base))
         return false;
     double d = t - base, v = x;
-    if (!(fabs(d) < 0x1p40 && d == floor(d) && fabs(v) < 0x1p40 && v == floor(v)))
+    if (!(fabs(d) < 0x1p40 && fabs(v) < 0x1p40))
         return false;
-    *T = (long long)d, *V = (long long)v;
-    return true;
+    *T = (long long)d, *V = (long long)v;   /* whole: they convert back unchanged (no call to floor) */
+    return (double)*T == d && (double)*V == v;
 }
 
 /* Point p (of GPU base's) enters (dir 1) or leaves (-1) slope row k's sums, if both its columns are known. */
