@@ -455,6 +455,12 @@ static void analyze_window_push(const struct analyzer *a, struct analyze_gpu *g,
 {
     /* the time step from the point before (read only while that one is in the window too: pushes append) */
     double dt = g->n ? p->t - analyze_at(g, g->n - 1)->t : 0;
+    if (!g->n || g->seq_in == 0)   /* the first point has no step */
+        g->dt_run = 0;
+    else if (g->dt_run && !memcmp(&dt, &analyze_at(g, g->n - 1)->dt, sizeof dt))
+        g->dt_run++;
+    else
+        g->dt_run = 1;
     while (g->n && g->ring[g->head].t <= from)
         analyze_window_pop(a, g);
     g->ring = analyze_ring_grow(g->ring, sizeof *g->ring, &g->cap, &g->head, g->n);

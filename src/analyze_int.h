@@ -162,6 +162,7 @@ struct analyze_gpu {
     struct analyze_stop cur;
     double prev_t;                   /* the previous point's time (0: none) */
     unsigned long long seq_in, seq_out;   /* the next point's number; the oldest's in the window */
+    unsigned dt_run;                 /* the newest points with the newest's time step, bit for bit (analyze.c) */
     struct analyze_slide slide;      /* the window's running figures */
 };
 

@@ -31,14 +31,19 @@ static void analyze_points(const struct analyze_gpu *g, struct analyze_gpu_stats
 {
     double dts[64], step = 1;
     unsigned nd = 0;
-    for (unsigned k = 1; k < g->n && nd < 64; k++)
-        dts[nd++] = analyze_at(g, k)->dt;
-    if (nd)
-        step = analyze_nth(dts, nd, nd / 2);   /* the median interval */
+    if (g->n >= 2 && g->dt_run >= g->n - 1) {   /* every step the same: that is the median */
+        step = analyze_at(g, g->n - 1)->dt;
+    } else {
+        for (unsigned k = 1; k < g->n && nd < 64; k++)
+            dts[nd++] = analyze_at(g, k)->dt;
+        if (nd)
+            step = analyze_nth(dts, nd, nd / 2);   /* the median interval */
+    }
     double idle = 0, total = 0, cur = 0, sum_gaps = 0, cap = 3 * step;
     unsigned gaps = 0;
     bool in_gap = false, gap_full = false;   /* the open gap, and whether it has a wholly idle record */
-    double bu = 0, nb = 0, spin = 0;
+    double bu = 0;
+    unsigned nb = 0, spin = 0;                /* counts: as doubles would count them */
     long long ecc_first = -1, ecc_last = -1;
     const struct analyze_point *q = NULL;    /* the point before */
     struct analyze_runs runs = analyze_runs_of(g);
@@ -99,8 +104,8 @@ static void analyze_points(const struct analyze_gpu *g, struct analyze_gpu_stats
     s->idle_gaps = gaps;
     s->idle_share = total > 0 ? 100.0 * idle / total : NAN;
     s->idle_gap_mean_s = gaps ? sum_gaps / gaps : 0;
-    s->busy_util = nb ? bu / nb : NAN;
-    s->spin_share = g->n ? 100.0 * spin / g->n : 0;
+    s->busy_util = nb ? bu / (double)nb : NAN;
+    s->spin_share = g->n ? 100.0 * (double)spin / g->n : 0;
     s->ecc_uncorr_new = ecc_first >= 0 ? ecc_last - ecc_first : 0;
 }
 
