@@ -283,8 +283,11 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
             g->notebook = rg->procs[j].notebook;
     }
     analyze_stop(a, g, p);
-    if (rg->v[M_NAME].state == VS_OK && rg->v[M_NAME].u.s)
-        snprintf(g->name, sizeof g->name, "%s", rg->v[M_NAME].u.s);
+    if (rg->v[M_NAME].state == VS_OK && rg->v[M_NAME].u.s) {   /* snprintf's "%s" without printf, every record */
+        size_t n = strnlen(rg->v[M_NAME].u.s, sizeof g->name - 1);
+        memcpy(g->name, rg->v[M_NAME].u.s, n);
+        g->name[n] = '\0';
+    }
     double used = p->v[AC_MEM_USED], total = p->v[AC_MEM_TOTAL], util = p->v[AC_UTIL], umax = p->v[AC_UTIL_MAX];
     double frac = total > 0 ? used / total : NAN;
     if (!isnan(frac)) {
