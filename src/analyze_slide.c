@@ -151,11 +151,12 @@ bool analyze_slide_slope(const struct analyze_plan *pl, struct analyze_gpu *g, u
     analyze_wide n = ss->n, span = Tl - T0, lim = (analyze_wide)1 << 53;
     if (ss->av >= lim || n * span * span >= lim || span * ss->av >= lim)
         return false;
+    /* each under 2^53 in magnitude now: through long long, exactly, without a 128-bit conversion */
     acc->n = (double)ss->n;
-    acc->st = (double)(ss->t - n * T0);
-    acc->sv = (double)ss->v;
-    acc->stt = (double)(ss->tt - 2 * T0 * ss->t + n * T0 * T0);
-    acc->stv = (double)(ss->tv - T0 * ss->v);
+    acc->st = (double)(long long)(ss->t - n * T0);
+    acc->sv = (double)(long long)ss->v;
+    acc->stt = (double)(long long)(ss->tt - 2 * T0 * ss->t + n * T0 * T0);
+    acc->stv = (double)(long long)(ss->tv - T0 * ss->v);
     return true;
 }
 
