@@ -45,13 +45,14 @@ constexpr long long MAX_INDEX = 65535;
 constexpr size_t MAX_DEPTH = 64;
 constexpr size_t MIN_CAPACITY = 64 << 10;
 
-struct key_slot {
-    char key[64];
-    size_t len;
-    int id;
-    unsigned flags;                          /* the id's logread_key_flags */
+struct alignas(64) key_slot {                /* one cache line: the walk reads one per key */
+    char key[56];
+    uint32_t len;
+    int16_t id;
+    uint8_t flags;                           /* the id's logread_key_flags (they fit a byte) */
     bool scalar;                             /* a metric of the object's scope, not "index": converted */
 };
+static_assert(sizeof(key_slot) == 64, "a key slot is a cache line");
 
 /* One line's parse. */
 struct line_state {
@@ -266,9 +267,9 @@ const key_slot *key_of(const logread_simd *p, key_slot *cache, bool host, size_t
         c = spare;
     else
         memcpy(c->key, k, n + 1);
-    c->len = n;
-    c->id = id;
-    c->flags = id >= 0 && id < RECORD_MAX_METRICS ? p->flags[id] : logread_key_flags(id);
+    c->len = static_cast<uint32_t>(n);
+    c->id = static_cast<int16_t>(id);
+    c->flags = static_cast<uint8_t>(id >= 0 && id < RECORD_MAX_METRICS ? p->flags[id] : logread_key_flags(id));
     c->scalar = id >= 0 && ((c->flags & LOGREAD_KF_HOST) != 0) == host && !(c->flags & LOGREAD_KF_INDEX);
     return c;
 }
