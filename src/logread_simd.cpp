@@ -282,9 +282,24 @@ bool scalar(line_state &st, unsigned flags, element e, struct value *v)
     const char *s = nullptr;
     switch (e.type()) {
     case element_type::NULL_VALUE: t = LJ_NULL; break;
-    case element_type::BOOL: t = e.get_bool().value_unsafe() ? LJ_TRUE : LJ_FALSE; break;
+    case element_type::BOOL:
+        t = e.get_bool().value_unsafe() ? LJ_TRUE : LJ_FALSE;
+        if (LOGREAD_KF_KIND(flags) == LK_FLAG) {   /* logread_convert's answer, without it */
+            *v = {};
+            v->state = VS_OK;
+            v->u.i = t == LJ_TRUE;
+            return true;
+        }
+        break;
     case element_type::INT64: {   /* number()'s conversions, the type known */
         int64_t i = e.get_int64().value_unsafe();
+        if ((LOGREAD_KF_KIND(flags) == LK_INT || LOGREAD_KF_KIND(flags) == LK_HEX) && i > -(INT64_C(1) << 53) &&
+            i < (INT64_C(1) << 53)) {   /* most values: logread_convert's answer, the double exact, without it */
+            *v = {};
+            v->state = VS_OK;
+            v->u.i = i;
+            return true;
+        }
         if (i == 0 && LOGREAD_KF_KIND(flags) == LK_FLOAT && has_minus_zero(st))   /* a float's zero keeps its sign */
             return false;
         x = static_cast<double>(i);
@@ -298,6 +313,12 @@ bool scalar(line_state &st, unsigned flags, element e, struct value *v)
     case element_type::DOUBLE:
         x = e.get_double().value_unsafe();
         t = LJ_NUMBER;
+        if (LOGREAD_KF_KIND(flags) == LK_FLOAT && std::isfinite(x)) {   /* logread_convert's answer, without it */
+            *v = {};
+            v->state = VS_OK;
+            v->u.f = x;
+            return true;
+        }
         break;
     case element_type::STRING:
         s = c_str(e);   /* a string value is kept: the record's own copy */
