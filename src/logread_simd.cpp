@@ -235,10 +235,15 @@ inline uint64_t word_at(const char *p)
 inline bool same_bytes(const char *a, const char *b, size_t n)
 {
     if (n < 8) {
-        for (; n > 0; a++, b++, n--)
-            if (*a != *b)
-                return false;
-        return true;
+        uint32_t x, y, u, w;
+        if (n < 4) {
+            for (; n > 0; a++, b++, n--)
+                if (*a != *b)
+                    return false;
+            return true;
+        }
+        memcpy(&x, a, 4), memcpy(&y, b, 4), memcpy(&u, a + n - 4, 4), memcpy(&w, b + n - 4, 4);
+        return ((x ^ y) | (u ^ w)) == 0;   /* the first and the last four bytes, overlapping */
     }
     if (n < 16)   /* the first and the last word, overlapping */
         return ((word_at(a) ^ word_at(b)) | (word_at(a + n - 8) ^ word_at(b + n - 8))) == 0;
