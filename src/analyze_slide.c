@@ -182,7 +182,9 @@ void analyze_slide(const struct analyze_plan *pl, struct analyze_gpu *g, const s
         struct analyze_wpair *w = &s->pair[k];
         analyze_wide fx;
         unsigned frac;
-        if (!analyze_fixed(x, &fx, &frac)) {
+        if (!pl->want_sum[k]) {
+            /* no row reads its sum (analyze_slide_sum is for those that do) */
+        } else if (!analyze_fixed(x, &fx, &frac)) {
             w->bad += dir;
         } else {
             analyze_wide mag = fx < 0 ? -fx : fx;
