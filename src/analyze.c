@@ -176,6 +176,7 @@ static void analyze_point_from(const struct analyzer *a, const struct record_gpu
                                                ? (int16_t)(gs->code > 32767 ? 32767 : gs->code) : -1;
     p->procs = v[M_PROC_COUNT].state == VS_OK ? (int16_t)v[M_PROC_COUNT].u.i : -1;
     p->lost = metric_gpu_lost(v);
+    p->quiet = analyze_quiet(&a->cfg, p);
 }
 
 /* The GPU of this node and index, and of this UUID where the record has one (a new UUID at an index is a
@@ -282,8 +283,11 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
             g->notebook = rg->procs[j].notebook;
     }
     analyze_stop(a, g, p);
-    if (rg->v[M_NAME].state == VS_OK && rg->v[M_NAME].u.s)
-        snprintf(g->name, sizeof g->name, "%s", rg->v[M_NAME].u.s);
+    if (rg->v[M_NAME].state == VS_OK && rg->v[M_NAME].u.s) {   /* snprintf's "%s" without printf, every record */
+        size_t n = strnlen(rg->v[M_NAME].u.s, sizeof g->name - 1);
+        memcpy(g->name, rg->v[M_NAME].u.s, n);
+        g->name[n] = '\0';
+    }
     double used = p->v[AC_MEM_USED], total = p->v[AC_MEM_TOTAL], util = p->v[AC_UTIL], umax = p->v[AC_UTIL_MAX];
     double frac = total > 0 ? used / total : NAN;
     if (!isnan(frac)) {
@@ -452,12 +456,22 @@ static void analyze_window_pop(const struct analyzer *a, struct analyze_gpu *g)
 static void analyze_window_push(const struct analyzer *a, struct analyze_gpu *g, const struct analyze_point *p,
                                 double from)
 {
+    /* the time step from the point before (read only while that one is in the window too: pushes append) */
+    double dt = g->n ? p->t - analyze_at(g, g->n - 1)->t : 0;
+    if (!g->n || g->seq_in == 0)   /* the first point has no step */
+        g->dt_run = 0;
+    else if (g->dt_run && !memcmp(&dt, &analyze_at(g, g->n - 1)->dt, sizeof dt))
+        g->dt_run++;
+    else
+        g->dt_run = 1;
     while (g->n && g->ring[g->head].t <= from)
         analyze_window_pop(a, g);
     g->ring = analyze_ring_grow(g->ring, sizeof *g->ring, &g->cap, &g->head, g->n);
     if (g->n == g->cap)
         analyze_window_pop(a, g);
-    g->ring[analyze_wrap(g->head + g->n++, g->cap)] = *p;
+    struct analyze_point *slot = &g->ring[analyze_wrap(g->head + g->n++, g->cap)];
+    *slot = *p;
+    slot->dt = dt;
     analyze_hist(g, p, +1);
     analyze_slide(&a->plan, g, p, g->seq_in++, +1);
 }

@@ -223,22 +223,6 @@ static void analyze_set(void *base, size_t offset, double v)
     memcpy((char *)base + offset, &v, sizeof v);
 }
 
-/* The window's points in their two runs of the ring (no division per point). */
-struct analyze_runs {
-    const struct analyze_point *p[2];
-    unsigned n[2];
-};
-
-static struct analyze_runs analyze_runs_of(const struct analyze_gpu *g)
-{
-    unsigned first = g->cap - g->head < g->n ? g->cap - g->head : g->n;
-    return (struct analyze_runs){{g->ring + g->head, g->ring}, {first, g->n - first}};
-}
-
-#define ANALYZE_EACH_POINT(runs, p)                                                                            \
-    for (int run_ = 0; run_ < 2; run_++)                                                                       \
-        for (const struct analyze_point *p = (runs).p[run_], *end_ = p + (runs).n[run_]; p < end_; p++)
-
 /* The plan of the window figures (analyze_int.h): which (column, gate) pairs need a whole pass (count, sum,
  * min, max, last) and which only their last point, and the clock-reason and slope rows, each with where
  * its value comes from. Rows keep their order; a pair serves every row that reduces it. */
@@ -304,11 +288,11 @@ void analyze_plan_make(struct analyze_plan *pl)
 
 /* The window figures the rows describe: each row's column reduced over the points of g's window. The whole
  * pairs' counts, newest values, extremes and (where they are exact) sums, and the clock-reason counts, are
- * kept as points enter and leave (analyze_slide.c); one pass over the points adds up what remains: the
- * slopes, and a sum the fixed point could not hold (each accumulator adds its points in the window's
+ * kept as points enter and leave (analyze_slide.c), and so are the slopes' sums where whole numbers make
+ * them exact; one pass over the points adds up what remains: a slope or a sum the sums could not hold (each accumulator adds its points in the window's
  * order, as a pass of its own would). A pair wanted for its last point alone looks from the end and stops
  * at the first point that has it. */
-void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
+void analyze_window_reduce(const struct analyze_plan *pl, struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
     const struct analyze_slide *sl = &g->slide;
     double n[ANALYZE_PLAN_PAIRS] = {0}, sum[ANALYZE_PLAN_PAIRS] = {0}, min[ANALYZE_PLAN_PAIRS],
@@ -333,7 +317,12 @@ void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_g
             add[nadd++] = k;
     }
     memset(acc, 0, pl->nslopes * sizeof acc[0]);
-    if (nadd || pl->nslopes) {
+    unsigned slow[ANALYZE_PLAN_ROWS], nslow = 0;   /* slope rows added up below */
+    double tlast = g->n ? analyze_at(g, g->n - 1)->t : 0;
+    for (unsigned k = 0; k < pl->nslopes; k++)
+        if (!g->n || !analyze_slide_slope(pl, g, k, t0, tlast, half, &acc[k]))
+            slow[nslow++] = k;
+    if (nadd || nslow) {
         struct analyze_runs runs = analyze_runs_of(g);
         ANALYZE_EACH_POINT(runs, p) {
             for (unsigned i = 0; i < nadd; i++) {
@@ -341,7 +330,8 @@ void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_g
                 if (!isnan(x) && !isnan(p->v[pl->gate[add[i]]]))
                     sum[add[i]] += x;
             }
-            for (unsigned k = 0; k < pl->nslopes; k++)
+            for (unsigned j = 0; j < nslow; j++) {
+                unsigned k = slow[j];
                 if (!isnan(p->v[pl->slope_col[k]]) && !isnan(p->v[pl->slope_gate[k]]) &&
                     (!pl->slope_later[k] || p->t >= half)) {
                     /* analyze_acc_add's sums, those a slope reads */
@@ -350,6 +340,7 @@ void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_g
                     a->n++;
                     a->st += t, a->sv += v, a->stt += t * t, a->stv += t * v;
                 }
+            }
         }
     }
     for (unsigned k = nw; k < pl->npairs; k++)

@@ -14,6 +14,7 @@
 /* One record of one GPU: a number per column (NAN unknown) and the few integer facts. */
 struct analyze_point {
     double t;
+    double dt;                       /* t less the GPU's point before it (its predecessor in any window) */
     float v[AC_COUNT];
     int64_t ecc_uncorr;              /* -1 unknown */
     int32_t reasons;                 /* clock event reasons mask; -1 unknown */
@@ -21,6 +22,7 @@ struct analyze_point {
     int16_t gpm_code;                /* 0 GPM known, NVML code why not, -1 not in the record */
     uint8_t lost;
     uint8_t spin;                    /* busy by utilization, SMs and DRAM idle (GPM): AC_IDLE is 1 */
+    uint8_t quiet;                   /* analyze_quiet's answer, worked out as the point enters */
 };
 
 /* Where a column comes from: a metric of the record (scaled), or the job's steps (stepstat.h). */
@@ -100,8 +102,18 @@ struct analyze_wpair {               /* one (column, gate) pair reduced whole, o
     double last;                     /* the newest (while n > 0) */
     struct analyze_deque min, max;   /* where a row wants them */
 };
+#define ANALYZE_PLAN_SLOPES 4        /* slope rows kept as below; any more are added up by a pass */
+struct analyze_slope_sums {          /* one slope row's points (both columns known): times T as whole seconds from
+                                      * the GPU's base, values v whole too (analyze_slide.c) */
+    long long n, bad;                /* its points; those not whole numbers as the sums need */
+    analyze_wide t, tt, v, tv, av;   /* sums of T, T*T, v, T*v, |v|, exactly */
+    unsigned long long front;        /* a later slope's: the oldest point in it (its seq) */
+};
 struct analyze_slide {
     struct analyze_wpair pair[ANALYZE_PLAN_PAIRS];
+    double base;                     /* the GPU's first point's time (based: set) */
+    bool based;
+    struct analyze_slope_sums slope[ANALYZE_PLAN_SLOPES];
     long long rknown;                /* points with clock event reasons known */
     long long reason[CLOCK_REASON_COUNT];   /* ... with each reason active */
     long long rrow[ANALYZE_PLAN_ROWS];      /* ... with a reason of each AH_REASONS row's group active */
@@ -112,6 +124,11 @@ void analyze_slide(const struct analyze_plan *pl, struct analyze_gpu *g, const s
 /* A pair's sum as a pass over the window in order would add it up, when that is exact; false otherwise
  * (then add it up). */
 bool analyze_slide_sum(const struct analyze_wpair *w, double *sum);
+/* Slope row k's sums (analyze_acc's n, st, sv, stt, stv) as a pass over the window in order would add them
+ * up, when that is exact (t0 the window's first time, tlast its last, half where a later slope starts);
+ * false otherwise (then add them up). Moves a later slope's front to half. */
+bool analyze_slide_slope(const struct analyze_plan *pl, struct analyze_gpu *g, unsigned k, double t0, double tlast,
+                         double half, struct analyze_acc *acc);
 void analyze_slide_free(struct analyze_gpu *g);
 
 struct analyze_gpu {
@@ -145,6 +162,7 @@ struct analyze_gpu {
     struct analyze_stop cur;
     double prev_t;                   /* the previous point's time (0: none) */
     unsigned long long seq_in, seq_out;   /* the next point's number; the oldest's in the window */
+    unsigned dt_run;                 /* the newest points with the newest's time step, bit for bit (analyze.c) */
     struct analyze_slide slide;      /* the window's running figures */
 };
 
@@ -198,6 +216,22 @@ static inline const struct analyze_point *analyze_at(const struct analyze_gpu *g
     return &g->ring[analyze_wrap(g->head + k, g->cap)];
 }
 
+/* The window's points in their two runs of the ring (no division per point). */
+struct analyze_runs {
+    const struct analyze_point *p[2];
+    unsigned n[2];
+};
+
+static inline struct analyze_runs analyze_runs_of(const struct analyze_gpu *g)
+{
+    unsigned first = g->cap - g->head < g->n ? g->cap - g->head : g->n;
+    return (struct analyze_runs){{g->ring + g->head, g->ring}, {first, g->n - first}};
+}
+
+#define ANALYZE_EACH_POINT(runs, p)                                                                            \
+    for (int run_ = 0; run_ < 2; run_++)                                                                       \
+        for (const struct analyze_point *p = (runs).p[run_], *end_ = p + (runs).n[run_]; p < end_; p++)
+
 /* Grows a ring of n elements of sz bytes when full (up to ANALYZE_MAX_POINTS, a power of two, as every
  * cap it gives), unrolling it. */
 void *analyze_ring_grow(void *ring, size_t sz, unsigned *cap, unsigned *head, unsigned n);
@@ -225,7 +259,7 @@ void analyze_acc_add(struct analyze_acc *acc, double t, double v);
 void analyze_plan_make(struct analyze_plan *pl);
 /* The window figures the rows of analyze_window_figures describe (all but AH_CUSTOM), into s, in one pass
  * over g's points. */
-void analyze_window_reduce(const struct analyze_plan *pl, const struct analyze_gpu *g, struct analyze_gpu_stats *s);
+void analyze_window_reduce(const struct analyze_plan *pl, struct analyze_gpu *g, struct analyze_gpu_stats *s);
 /* A record's point into the GPU's whole-run accumulators. */
 void analyze_run_add(struct analyze_run *run, const struct analyze_point *p);
 /* The whole-run figures the rows of analyze_run_figures describe, into out. */

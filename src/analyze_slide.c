@@ -17,7 +17,23 @@
  * analyze_fig.c adds the window's points up as before. The clock event
  * reasons are counts: points that have them, each reason, and each of the
  * plan's reason rows.
+ *
+ * A slope row's least-squares sums (of t, v, t*t, t*v, t from the window's
+ * first time) are kept exactly too, where times and values are whole
+ * numbers: each point's time T as whole seconds from the GPU's first time
+ * (the difference exact: the two within a factor of two), its value whole,
+ * both under 2^40; the window's sums of T, T*T, v, T*v and |v| in 128-bit
+ * integers give the sums from the window's first time T0 (sum of t is
+ * sum T - n T0, and so on). A pass adds whole numbers in doubles, which
+ * rounds nothing while every partial sum stays under 2^53: bounded by
+ * n span^2 (t*t), span sum|v| (t*v) and sum|v|, with span the window's
+ * last time less its first; under those, the pass's sums are the exact
+ * sums. A later slope (from the window's middle time on) keeps its own
+ * sums from its oldest point, moved as the middle moves. Otherwise (a time
+ * or value with a fraction, a sum too large) analyze_fig.c adds the
+ * window's points up as before.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,10 +99,82 @@ static void analyze_dq_pop(struct analyze_deque *d, unsigned long long seq)
         d->head = (d->head + 1) & (d->cap - 1), d->n--;
 }
 
+/* A point's time as whole seconds from base and its value, when both are whole numbers under 2^40 (and the
+ * time within a factor of two of base, so that t - base is exact). */
+static bool analyze_whole(double base, double t, float x, long long *T, long long *V)
+{
+    if (!(base > 0 && t >= base / 2 && t <= 2 * base))
+        return false;
+    double d = t - base, v = x;
+    if (!(fabs(d) < 0x1p40 && fabs(v) < 0x1p40))
+        return false;
+    *T = (long long)d, *V = (long long)v;   /* whole: they convert back unchanged (no call to floor) */
+    return (double)*T == d && (double)*V == v;
+}
+
+/* Point p (of GPU base's) enters (dir 1) or leaves (-1) slope row k's sums, if both its columns are known. */
+static void analyze_slope_add(const struct analyze_plan *pl, unsigned k, double base, struct analyze_slope_sums *ss,
+                              const struct analyze_point *p, int dir)
+{
+    if (isnan(p->v[pl->slope_col[k]]) || isnan(p->v[pl->slope_gate[k]]))
+        return;
+    long long T, V;
+    ss->n += dir;
+    if (!ANALYZE_EXACT_SUMS || !analyze_whole(base, p->t, p->v[pl->slope_col[k]], &T, &V)) {
+        ss->bad += dir;
+        return;
+    }
+    analyze_wide t = T, v = V;
+    ss->t += dir * t;
+    ss->tt += dir * t * t;
+    ss->v += dir * v;
+    ss->tv += dir * t * v;
+    ss->av += dir * (v < 0 ? -v : v);
+}
+
+bool analyze_slide_slope(const struct analyze_plan *pl, struct analyze_gpu *g, unsigned k, double t0, double tlast,
+                         double half, struct analyze_acc *acc)
+{
+    if (!ANALYZE_EXACT_SUMS || k >= ANALYZE_PLAN_SLOPES)
+        return false;
+    struct analyze_slide *s = &g->slide;
+    struct analyze_slope_sums *ss = &s->slope[k];
+    if (pl->slope_later[k]) {   /* the points from half on: a suffix of the window (its times never go back) */
+        while (ss->front < g->seq_in && analyze_at(g, (unsigned)(ss->front - g->seq_out))->t < half)
+            analyze_slope_add(pl, k, s->base, ss, analyze_at(g, (unsigned)(ss->front++ - g->seq_out)), -1);
+        while (ss->front > g->seq_out && analyze_at(g, (unsigned)(ss->front - 1 - g->seq_out))->t >= half)
+            analyze_slope_add(pl, k, s->base, ss, analyze_at(g, (unsigned)(--ss->front - g->seq_out)), +1);
+    }
+    long long T0, Tl, V;
+    if (ss->bad || !analyze_whole(s->base, t0, 0, &T0, &V) || !analyze_whole(s->base, tlast, 0, &Tl, &V))
+        return false;
+    analyze_wide n = ss->n, span = Tl - T0, lim = (analyze_wide)1 << 53;
+    if (ss->av >= lim || n * span * span >= lim || span * ss->av >= lim)
+        return false;
+    /* each under 2^53 in magnitude now: through long long, exactly, without a 128-bit conversion */
+    acc->n = (double)ss->n;
+    acc->st = (double)(long long)(ss->t - n * T0);
+    acc->sv = (double)(long long)ss->v;
+    acc->stt = (double)(long long)(ss->tt - 2 * T0 * ss->t + n * T0 * T0);
+    acc->stv = (double)(long long)(ss->tv - T0 * ss->v);
+    return true;
+}
+
 void analyze_slide(const struct analyze_plan *pl, struct analyze_gpu *g, const struct analyze_point *p,
                    unsigned long long seq, int dir)
 {
     struct analyze_slide *s = &g->slide;
+    if (!s->based)
+        s->base = p->t, s->based = true;   /* once: a point leaves as it entered */
+    for (unsigned k = 0; k < pl->nslopes && k < ANALYZE_PLAN_SLOPES; k++) {
+        struct analyze_slope_sums *ss = &s->slope[k];
+        if (!pl->slope_later[k] || dir > 0) {
+            analyze_slope_add(pl, k, s->base, ss, p, dir);
+        } else if (ss->front == seq) {   /* it leaves the later slope too, if still in it */
+            analyze_slope_add(pl, k, s->base, ss, p, dir);
+            ss->front++;
+        }
+    }
     for (unsigned k = 0; k < pl->nwhole; k++) {
         float x = p->v[pl->col[k]];
         if (isnan(x) || isnan(p->v[pl->gate[k]]))
@@ -94,7 +182,9 @@ void analyze_slide(const struct analyze_plan *pl, struct analyze_gpu *g, const s
         struct analyze_wpair *w = &s->pair[k];
         analyze_wide fx;
         unsigned frac;
-        if (!analyze_fixed(x, &fx, &frac)) {
+        if (!pl->want_sum[k]) {
+            /* no row reads its sum (analyze_slide_sum is for those that do) */
+        } else if (!analyze_fixed(x, &fx, &frac)) {
             w->bad += dir;
         } else {
             analyze_wide mag = fx < 0 ? -fx : fx;

@@ -22,30 +22,56 @@
 #include <string.h>
 #include "analyze_int.h"
 
-/* Idle share and gaps over the window (see the top of the file). */
-static void analyze_idle(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
+/* The figures that need the window's points one by one, in one pass (each sum adds its points in the
+ * window's order, as a pass of its own would): idle share and gaps (see the top of the file), the mean
+ * utilization of the mostly busy points and the share a kernel waited in (spin), and the events (the
+ * process exit with the most memory in use just before it, new uncorrected ECC errors). A point's time
+ * step and whether it is quiet were worked out as it entered (analyze.c). */
+static void analyze_points(const struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
     double dts[64], step = 1;
     unsigned nd = 0;
-    for (unsigned k = 1; k < g->n && nd < 64; k++)
-        dts[nd++] = analyze_at(g, k)->t - analyze_at(g, k - 1)->t;
-    if (nd)
-        step = analyze_nth(dts, nd, nd / 2);   /* the median interval */
-    double idle = 0, total = 0, cur = 0, sum_gaps = 0;
+    if (g->n >= 2 && g->dt_run >= g->n - 1) {   /* every step the same: that is the median */
+        step = analyze_at(g, g->n - 1)->dt;
+    } else {
+        for (unsigned k = 1; k < g->n && nd < 64; k++)
+            dts[nd++] = analyze_at(g, k)->dt;
+        if (nd)
+            step = analyze_nth(dts, nd, nd / 2);   /* the median interval */
+    }
+    double idle = 0, total = 0, cur = 0, sum_gaps = 0, cap = 3 * step;
     unsigned gaps = 0;
     bool in_gap = false, gap_full = false;   /* the open gap, and whether it has a wholly idle record */
-    for (unsigned k = 0; k < g->n; k++) {
-        const struct analyze_point *p = analyze_at(g, k);
+    double bu = 0;
+    unsigned nb = 0, spin = 0;                /* counts: as doubles would count them */
+    long long ecc_first = -1, ecc_last = -1;
+    const struct analyze_point *q = NULL;    /* the point before */
+    struct analyze_runs runs = analyze_runs_of(g);
+    ANALYZE_EACH_POINT(runs, p) {
+        spin += p->spin;
+        if (!isnan(p->v[AC_UTIL]) && p->v[AC_IDLE] < 0.5f)
+            bu += p->v[AC_UTIL], nb++;
+        if (q && p->procs >= 0 && q->procs >= 0 && p->procs < q->procs && q->v[AC_MEM_TOTAL] > 0) {
+            double share = 100.0 * q->v[AC_MEM_USED] / q->v[AC_MEM_TOTAL];
+            if (share >= s->exit_mem_share || s->exit_t == 0)
+                s->exit_t = p->t, s->exit_mem_share = share;
+        }
+        if (p->ecc_uncorr >= 0) {
+            if (ecc_first < 0)
+                ecc_first = p->ecc_uncorr;
+            ecc_last = p->ecc_uncorr;
+        }
         float share = p->v[AC_IDLE];
-        double dt = k ? p->t - analyze_at(g, k - 1)->t : step;
-        if (dt > 3 * step)
-            dt = 3 * step;
+        double dt = q ? p->dt : step;
+        q = p;
+        if (dt > cap)
+            dt = cap;
         if (isnan(share) || p->lost)
             continue;
         total += dt;
         idle += share * dt;
         /* quiet (analyze_quiet: a copy to the host, a kernel that waits) does not end a gap */
-        bool full = analyze_quiet(&a->cfg, p), part = share > 0 && !full;
+        bool full = p->quiet, part = share > 0 && !full;
         /* a gap closes at a busy record, at a mixed record after idle ones (the stall ended in it), and
          * before a mixed record that follows a lone mixed one (two short gaps, not one) */
         bool close_before = in_gap && (!(full || part) || (part && !gap_full));
@@ -78,10 +104,12 @@ static void analyze_idle(const struct analyzer *a, const struct analyze_gpu *g, 
     s->idle_gaps = gaps;
     s->idle_share = total > 0 ? 100.0 * idle / total : NAN;
     s->idle_gap_mean_s = gaps ? sum_gaps / gaps : 0;
+    s->busy_util = nb ? bu / (double)nb : NAN;
+    s->spin_share = g->n ? 100.0 * (double)spin / g->n : 0;
+    s->ecc_uncorr_new = ecc_first >= 0 ? ecc_last - ecc_first : 0;
 }
 
-/* The stops that reach into the window (the one going on, once pause_s long, too), the mean utilization
- * of its mostly busy points, the share of its points a kernel waited in (spin). */
+/* The stops that reach into the window (the one going on, once pause_s long, too). */
 static void analyze_stops_window(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
     struct analyze_stop st[ANALYZE_STOPS];
@@ -99,15 +127,6 @@ static void analyze_stops_window(const struct analyzer *a, const struct analyze_
             s->stop_busy_before_s = isnan(s->stop_busy_before_s) ? st[k].busy_before_s
                                                                  : fmin(s->stop_busy_before_s, st[k].busy_before_s);
     }
-    double bu = 0, nb = 0, spin = 0;
-    for (unsigned k = 0; k < g->n; k++) {
-        const struct analyze_point *p = analyze_at(g, k);
-        spin += p->spin;
-        if (!isnan(p->v[AC_UTIL]) && p->v[AC_IDLE] < 0.5f)
-            bu += p->v[AC_UTIL], nb++;
-    }
-    s->busy_util = nb ? bu / nb : NAN;
-    s->spin_share = g->n ? 100.0 * spin / g->n : 0;
 }
 
 /* How much of the window the points cover, and whether that is a full window (for GPM too). */
@@ -136,28 +155,10 @@ static void analyze_reasons(const struct analyze_gpu *g, struct analyze_gpu_stat
         s->reason_share[r] = known ? 100.0 * (double)g->slide.reason[r] / known : 0;
 }
 
-/* Events of the window: the process exit with the most memory in use just before it, new uncorrected
- * ECC errors, XIDs seen; the latest point's facts and the history's times. */
+/* Events of the window (those of its points: analyze_points): XIDs seen; the latest point's facts and the
+ * history's times. */
 static void analyze_events(const struct analyzer *a, const struct analyze_gpu *g, struct analyze_gpu_stats *s)
 {
-    long long ecc_first = -1, ecc_last = -1;
-    for (unsigned k = 0; k < g->n; k++) {
-        const struct analyze_point *p = analyze_at(g, k);
-        if (k > 0) {
-            const struct analyze_point *q = analyze_at(g, k - 1);
-            if (p->procs >= 0 && q->procs >= 0 && p->procs < q->procs && q->v[AC_MEM_TOTAL] > 0) {
-                double share = 100.0 * q->v[AC_MEM_USED] / q->v[AC_MEM_TOTAL];
-                if (share >= s->exit_mem_share || s->exit_t == 0)
-                    s->exit_t = p->t, s->exit_mem_share = share;
-            }
-        }
-        if (p->ecc_uncorr >= 0) {
-            if (ecc_first < 0)
-                ecc_first = p->ecc_uncorr;
-            ecc_last = p->ecc_uncorr;
-        }
-    }
-    s->ecc_uncorr_new = ecc_first >= 0 ? ecc_last - ecc_first : 0;
     for (unsigned x = 0; x < g->nxid && s->nxids < ANALYZE_MAX_XIDS; x++)
         if (g->xid[x].last_t > a->now - a->cfg.window_s) {
             s->xids[s->nxids].code = g->xid[x].code;
@@ -244,7 +245,7 @@ void analyze_window_stats(const struct analyzer *a, struct analyze_gpu *g, struc
     if (g->n > 0) {
         analyze_window_reduce(&a->plan, g, s);
         analyze_coverage(a, g, s);
-        analyze_idle(a, g, s);
+        analyze_points(g, s);
         analyze_stops_window(a, g, s);
         analyze_reasons(g, s);
         analyze_events(a, g, s);

@@ -45,11 +45,14 @@ constexpr long long MAX_INDEX = 65535;
 constexpr size_t MAX_DEPTH = 64;
 constexpr size_t MIN_CAPACITY = 64 << 10;
 
-struct key_slot {
-    char key[64];
-    size_t len;
-    int id;
+struct alignas(64) key_slot {                /* one cache line: the walk reads one per key */
+    char key[56];
+    uint32_t len;
+    int16_t id;
+    uint8_t flags;                           /* the id's logread_key_flags (they fit a byte) */
+    bool scalar;                             /* a metric of the object's scope, not "index": converted */
 };
+static_assert(sizeof(key_slot) == 64, "a key slot is a cache line");
 
 /* One line's parse. */
 struct line_state {
@@ -220,44 +223,60 @@ struct logread_simd {
 
 namespace {
 
-/* Whether n bytes at a and b are the same: a word at a time, inline (keys are some 20 bytes, and every
- * record has hundreds). */
-inline bool same_bytes(const char *a, const char *b, size_t n)
+/* Whether n bytes at a and b are the same: words compared together, one branch for a key of up to 32
+ * bytes, inline (keys are some 20 bytes, and every record has hundreds); nothing past the n bytes read. */
+inline uint64_t word_at(const char *p)
 {
-    uint64_t x, y;
-    if (n < 8) {
-        for (; n > 0; a++, b++, n--)
-            if (*a != *b)
-                return false;
-        return true;
-    }
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y)
-            return false;
-    }
-    memcpy(&x, a + n - 8, 8);   /* the last word, overlapping the one before: no byte loop */
-    memcpy(&y, b + n - 8, 8);
-    return x == y;
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
 }
 
-/* The id of the pos-th key of an object (logread_tree.c's logread_key_id, with the length compared first). */
-int key_id(key_slot *cache, size_t pos, const object::iterator &it)
+inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n < 8) {
+        uint32_t x, y, u, w;
+        if (n < 4) {
+            for (; n > 0; a++, b++, n--)
+                if (*a != *b)
+                    return false;
+            return true;
+        }
+        memcpy(&x, a, 4), memcpy(&y, b, 4), memcpy(&u, a + n - 4, 4), memcpy(&w, b + n - 4, 4);
+        return ((x ^ y) | (u ^ w)) == 0;   /* the first and the last four bytes, overlapping */
+    }
+    if (n < 16)   /* the first and the last word, overlapping */
+        return ((word_at(a) ^ word_at(b)) | (word_at(a + n - 8) ^ word_at(b + n - 8))) == 0;
+    for (; n > 32; a += 16, b += 16, n -= 16)
+        if ((word_at(a) ^ word_at(b)) | (word_at(a + 8) ^ word_at(b + 8)))
+            return false;
+    /* 16 to 32 bytes: the first two words and the last two, overlapping */
+    return ((word_at(a) ^ word_at(b)) | (word_at(a + 8) ^ word_at(b + 8)) | (word_at(a + n - 16) ^ word_at(b + n - 16)) |
+            (word_at(a + n - 8) ^ word_at(b + n - 8))) == 0;
+}
+
+/* The pos-th key of an object (host's or a GPU's) as its slot: id (logread_tree.c's logread_key_id, with the
+ * length compared first), flags and what becomes of its value, worked out when the key is first met at
+ * that position (a key of 64 bytes or more, or past the cache, in *spare). */
+const key_slot *key_of(const logread_simd *p, key_slot *cache, bool host, size_t pos, const object::iterator &it,
+                       key_slot *spare)
 {
     key_slot *c = pos < KEY_CACHE ? &cache[pos] : nullptr;
     size_t len = it.key_length();
     const char *k = it.key_c_str();
     if (c && c->id != LOGREAD_KEY_EMPTY && c->len == len && same_bytes(c->key, k, len))
-        return c->id;   /* the same bytes, none of them NUL: the same C string */
+        return c;   /* the same bytes, none of them NUL: the same C string */
     int id = logread_key(k);
     size_t n = strlen(k);
-    if (c && n < sizeof c->key) {
+    if (!c || n >= sizeof c->key)
+        c = spare;
+    else
         memcpy(c->key, k, n + 1);
-        c->len = n;
-        c->id = id;
-    }
-    return id;
+    c->len = static_cast<uint32_t>(n);
+    c->id = static_cast<int16_t>(id);
+    c->flags = static_cast<uint8_t>(id >= 0 && id < RECORD_MAX_METRICS ? p->flags[id] : logread_key_flags(id));
+    c->scalar = id >= 0 && ((c->flags & LOGREAD_KF_HOST) != 0) == host && !(c->flags & LOGREAD_KF_INDEX);
+    return c;
 }
 
 /* One value of metric id (its logread_key_flags) into v, as the cJSON path converts it. */
@@ -268,17 +287,43 @@ bool scalar(line_state &st, unsigned flags, element e, struct value *v)
     const char *s = nullptr;
     switch (e.type()) {
     case element_type::NULL_VALUE: t = LJ_NULL; break;
-    case element_type::BOOL: t = e.get_bool().value_unsafe() ? LJ_TRUE : LJ_FALSE; break;
-    case element_type::INT64:
-    case element_type::UINT64:
-        /* a float's zero keeps its sign */
-        if (!number(st, e, x, LOGREAD_KF_KIND(flags) == LK_FLOAT))
+    case element_type::BOOL:
+        t = e.get_bool().value_unsafe() ? LJ_TRUE : LJ_FALSE;
+        if (LOGREAD_KF_KIND(flags) == LK_FLAG) {   /* logread_convert's answer, without it */
+            *v = {};
+            v->state = VS_OK;
+            v->u.i = t == LJ_TRUE;
+            return true;
+        }
+        break;
+    case element_type::INT64: {   /* number()'s conversions, the type known */
+        int64_t i = e.get_int64().value_unsafe();
+        if ((LOGREAD_KF_KIND(flags) == LK_INT || LOGREAD_KF_KIND(flags) == LK_HEX) && i > -(INT64_C(1) << 53) &&
+            i < (INT64_C(1) << 53)) {   /* most values: logread_convert's answer, the double exact, without it */
+            *v = {};
+            v->state = VS_OK;
+            v->u.i = i;
+            return true;
+        }
+        if (i == 0 && LOGREAD_KF_KIND(flags) == LK_FLOAT && has_minus_zero(st))   /* a float's zero keeps its sign */
             return false;
+        x = static_cast<double>(i);
         t = LJ_WHOLE;   /* an integer of 64 bits: its double is whole too */
+        break;
+    }
+    case element_type::UINT64:
+        x = static_cast<double>(e.get_uint64().value_unsafe());
+        t = LJ_WHOLE;
         break;
     case element_type::DOUBLE:
         x = e.get_double().value_unsafe();
         t = LJ_NUMBER;
+        if (LOGREAD_KF_KIND(flags) == LK_FLOAT && std::isfinite(x)) {   /* logread_convert's answer, without it */
+            *v = {};
+            v->state = VS_OK;
+            v->u.f = x;
+            return true;
+        }
         break;
     case element_type::STRING:
         s = c_str(e);   /* a string value is kept: the record's own copy */
@@ -301,10 +346,15 @@ struct extras {
 bool metrics(logread_simd *p, line_state &st, object obj, bool host, struct value *vals, extras *ex)
 {
     size_t pos = 0;
-    key_slot *cache = host ? p->host_keys : p->gpu_keys;
+    key_slot *cache = host ? p->host_keys : p->gpu_keys, spare;
     for (auto it = obj.begin(), end = obj.end(); it != end; ++it) {   /* end once: it reads the tape */
-        int id = key_id(cache, pos++, it);
-        unsigned flags = id >= 0 && id < RECORD_MAX_METRICS ? p->flags[id] : logread_key_flags(id);
+        const key_slot *k = key_of(p, cache, host, pos++, it, &spare);
+        if (k->scalar) {   /* most keys */
+            if (!scalar(st, k->flags, it.value(), &vals[k->id]))
+                return false;
+            continue;
+        }
+        int id = k->id;
         if (ex && id == p->index_id && !ex->has_index) {
             ex->index = it.value();
             ex->has_index = true;
@@ -321,10 +371,6 @@ bool metrics(logread_simd *p, line_state &st, object obj, bool host, struct valu
             }
             continue;
         }
-        if (((flags & LOGREAD_KF_HOST) != 0) != host || (flags & LOGREAD_KF_INDEX))
-            continue;
-        if (!scalar(st, flags, it.value(), &vals[id]))
-            return false;
     }
     return true;
 }
