@@ -33,7 +33,7 @@
 
 /* One whitespace-separated integer field of a /proc text at *p, as sscanf's %lld reads it: leading
  * spaces, an optional sign, digits (false when there are none); *p moves past it. */
-static bool host_field(const char **p, long long *v)
+UTIL_HOT static bool host_field(const char **p, long long *v)
 {
     const char *s = *p;
     while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -55,7 +55,7 @@ static bool host_field(const char **p, long long *v)
  * bytes with the terminating NUL), by one pread, the file opened at the first read and again after a
  * failure or when its path changes (tests redirect them). The host's files are read at every sample: an
  * open, an fstat and a close each time cost more than the read (a sample at 1 Hz starts cold). */
-static ssize_t host_file_read(struct host_file *f, const char *path, char *buf, size_t len)
+UTIL_HOT static ssize_t host_file_read(struct host_file *f, const char *path, char *buf, size_t len)
 {
     if (f->fd >= 0 && f->path != path) {
         close(f->fd);
@@ -85,7 +85,7 @@ static void host_file_close(struct host_file *f)
     f->path = NULL;
 }
 
-int host_parse_stat_line(const char *line, struct host_cpu_times *out)
+UTIL_HOT int host_parse_stat_line(const char *line, struct host_cpu_times *out)
 {
     unsigned long long v[10] = {0};
     const char *p = line;
@@ -106,7 +106,7 @@ int host_parse_stat_line(const char *line, struct host_cpu_times *out)
     return 0;
 }
 
-static int host_read_cpu(struct host_sample *h, struct host_cpu_times *t)
+UTIL_HOT static int host_read_cpu(struct host_sample *h, struct host_cpu_times *t)
 {
     char text[512];
     if (host_file_read(&h->stat_f, h->stat_path, text, sizeof text) < 0)
@@ -118,7 +118,7 @@ static int host_read_cpu(struct host_sample *h, struct host_cpu_times *t)
 }
 
 /* The number after "KEY:" where a line of a /proc/meminfo text starts so, or -1. */
-static long long host_meminfo_field(const char *text, const char *key, size_t klen)
+UTIL_HOT static long long host_meminfo_field(const char *text, const char *key, size_t klen)
 {
     for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         long long v;
@@ -129,7 +129,7 @@ static long long host_meminfo_field(const char *text, const char *key, size_t kl
     return -1;
 }
 
-static int host_read_mem(struct host_sample *h)
+UTIL_HOT static int host_read_mem(struct host_sample *h)
 {
     char text[4096];   /* MemTotal is the first line, MemAvailable the third */
     if (host_file_read(&h->meminfo_f, h->meminfo_path, text, sizeof text) < 0)
@@ -144,7 +144,7 @@ static int host_read_mem(struct host_sample *h)
 
 /* The CPUs online, as sysconf(_SC_NPROCESSORS_ONLN) counts them (glibc reads the same list of ranges,
  * "0-3,8-11", each time it is asked); sysconf's answer where the list cannot be read. */
-static int host_read_ncpus(struct host_sample *h)
+UTIL_HOT static int host_read_ncpus(struct host_sample *h)
 {
     char text[1024];
     ssize_t len = host_file_read(&h->online_f, "/sys/devices/system/cpu/online", text, sizeof text);
@@ -548,7 +548,7 @@ void host_init(struct host_sample *h)
         memset(&h->prev, 0, sizeof h->prev);
 }
 
-void host_read(struct host_sample *h)
+UTIL_HOT void host_read(struct host_sample *h)
 {
     struct host_cpu_times now;
     h->ncpus = host_read_ncpus(h);
