@@ -13,7 +13,8 @@ LD_LIBRARY_PATH.
                 (no wake-up, warm caches): gpumon's own CPU per 8-GPU sample at its least.
   in place      `gpumon watch --format jsonl` every 10 ms, all metrics against `--fields index` (the same
                 wake-ups, sleeps and writes), CPU per sample from wait4, alternating rounds, median: what
-                sampling and formatting every metric add to a real watch.
+                sampling and formatting every metric add to a real watch. With BASE=BUILD_DIR (an older
+                build), its gpumon is measured the same way in the same rounds, alternating.
   per refresh   CPU per sample of `gpumon watch --format jsonl` every 100 ms against nvtop's per
                 refresh at its fastest (100 ms), wake-ups included, alternating rounds, median.
   gpumon run    its own CPU per second (every thread's schedstat, read by the job at its end) at the
@@ -22,7 +23,7 @@ LD_LIBRARY_PATH.
 
 Targets (issue 27): at most 20 us of gpumon's own CPU per sample, at least 10x below nvtop's per
 refresh; CSV and text no slower than JSON Lines; gpumon run at most 1 ms of CPU per second (0.1% of a
-core). Usage: bench/sample_cost.py [BUILD_DIR] [ROUNDS]   (default: build 5; needs valgrind)
+core). Usage: [BASE=OLD_BUILD_DIR] bench/sample_cost.py [BUILD_DIR] [ROUNDS]   (default: build 5; needs valgrind)
 """
 import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
@@ -36,13 +37,15 @@ gpumon = os.path.join(build, "gpumon")
 free = os.path.join(build, "nvml-free", "libnvidia-ml.so.1")
 loop = os.path.join(build, "bench", "sample_loop")
 nvtop = os.environ.get("NVTOP") or shutil.which("nvtop")
+base = os.environ.get("BASE")
+base_gpumon = os.path.join(os.path.abspath(base), "gpumon") if base else None
 env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(free))
 env.pop("GPUMON_SIM_SCENARIO", None)
 
 
-def watch_args(fmt, count, interval="10ms", fields=None):
+def watch_args(fmt, count, interval="10ms", fields=None, binary=None):
     extra = ["--fields", fields] if fields else []
-    return [gpumon, "watch", "--nvml", free, "--interval", interval, "--count", str(count), "--format", fmt,
+    return [binary or gpumon, "watch", "--nvml", free, "--interval", interval, "--count", str(count), "--format", fmt,
             "--output", "/dev/null"] + extra
 
 
@@ -92,8 +95,9 @@ def cpu(args):
     return ru.ru_utime + ru.ru_stime
 
 
-def per_sample(fmt, interval, fields=None, n1=50, n2=550):
-    return (cpu(watch_args(fmt, n2, interval, fields)) - cpu(watch_args(fmt, n1, interval, fields))) / (n2 - n1)
+def per_sample(fmt, interval, fields=None, n1=50, n2=550, binary=None):
+    return ((cpu(watch_args(fmt, n2, interval, fields, binary)) - cpu(watch_args(fmt, n1, interval, fields, binary)))
+            / (n2 - n1))
 
 
 def run_cpu_per_second():
@@ -134,10 +138,13 @@ def main():
     print("  %-44s %10.1f us" % ("sampling alone", tight["sample"]))
     for fmt in ("jsonl", "csv", "text"):
         print("  %-44s %10.1f us" % ("sampling and " + fmt, tight[fmt]))
-    full, idx, g100, n100 = [], [], [], []
+    full, idx, g100, n100, bfull, bidx = [], [], [], [], [], []
     for _ in range(rounds):
         full.append(per_sample("jsonl", "10ms"))
         idx.append(per_sample("jsonl", "10ms", "index"))
+        if base_gpumon:
+            bfull.append(per_sample("jsonl", "10ms", binary=base_gpumon))
+            bidx.append(per_sample("jsonl", "10ms", "index", binary=base_gpumon))
         g100.append(per_sample("jsonl", "100ms", None, 10, 60))
         if nvtop:
             c1, r1 = nvtop_run(1.5)
@@ -148,6 +155,10 @@ def main():
     print("  %-44s %10.1f us" % ("every metric", full * 1e6))
     print("  %-44s %10.1f us" % ("--fields index (wake-up, sleep, write)", idx * 1e6))
     print("  %-44s %10.1f us" % ("what every metric adds (gpumon's own)", (full - idx) * 1e6))
+    if base_gpumon:
+        bfull, bidx = statistics.median(bfull), statistics.median(bidx)
+        print("  %-44s %10.1f us (every metric %.1f, index %.1f)" % ("the same, BASE's gpumon, same rounds",
+                                                                      (bfull - bidx) * 1e6, bfull * 1e6, bidx * 1e6))
     print("per refresh at 100 ms, wake-ups included, median of %d" % rounds)
     print("  %-44s %10.1f us" % ("gpumon watch --format jsonl, every metric", g100 * 1e6))
     if n100:

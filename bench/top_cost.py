@@ -27,7 +27,8 @@ With NVML=free both run on the stand-in driver whose calls cost nothing
 (bench/nvml_free.c, BUILD/nvml-free/libnvidia-ml.so.1), so the figures are each
 tool's own work: the simulator's scenario model (GPM's above all, which nvtop
 does not ask for) is not in them.
-Usage: [NVML=free] bench/top_cost.py [BUILD_DIR] [SECONDS] [RUNS]   (default: build 10 5)
+With BASE=OLD_BUILD_DIR, that build's gpumon top is measured too, in the same rounds (alternating).
+Usage: [NVML=free] [BASE=OLD_BUILD_DIR] bench/top_cost.py [BUILD_DIR] [SECONDS] [RUNS]   (default: build 10 5)
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -134,9 +135,13 @@ def main():
         base_ready = lambda s: "GPU 7" in s or "\n  7 " in s
     watch = [gpumon, "watch", "--nvml", sim, "--interval", "1s"]
     watch_ready = lambda s: "GPU 7" in s or "\n  7 " in s
-    a, b, w = [], [], []
+    old_dir = os.environ.get("BASE")
+    old = [os.path.join(os.path.abspath(old_dir), "gpumon")] + top[1:] if old_dir else None
+    a, b, w, o = [], [], [], []
     for _ in range(runs):
         a.append(measure(top, gpumon_top_ready))
+        if old:
+            o.append(measure(old, gpumon_top_ready))
         b.append(measure(base, base_ready))
         if nvtop:   # the same sampler without a screen, for reference
             w.append(measure(watch, watch_ready))
@@ -155,6 +160,9 @@ def main():
     for key, what in (("ui", "top's UI thread (drawing, keys)"), ("collector", "top's collector (sampling, rules)"),
                       ("readers", "the sampler's reader thread (PCIe, older drivers)")):
         print("| of which %s | %.2f ms (%.0f) | | |" % (what, cpu(a, key), wake(a, key)))
+    if old:
+        print("| BASE's gpumon top, same rounds: CPU per second (UI / collector) | %.2f ms (%.2f / %.2f) | %.2f ms | %.2fx |"
+              % (cpu(o, "all"), cpu(o, "ui"), cpu(o, "collector"), cpu(b, "all"), cpu(o, "all") / cpu(b, "all")))
     if nvtop:
         print("| reference: gpumon watch (text, every second), same sampler | %.2f ms (%.0f) | | |"
               % (cpu(w, "all"), wake(w, "all")))

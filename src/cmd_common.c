@@ -234,7 +234,7 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
     return 0;
 }
 
-void cmd_sample(struct sampler *s, struct record *rec, uint64_t step)
+UTIL_HOT void cmd_sample(struct sampler *s, struct record *rec, uint64_t step)
 {
     uint64_t t0 = util_mono_ns();
     sampler_sample(s, rec);

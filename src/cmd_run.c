@@ -251,7 +251,9 @@ static void run_leftovers(const char *cmd)
     struct host_sample h;
     int pids[8], n;
     host_init(&h);
-    if ((n = host_children(&h, (int)getpid(), pids, 8)) == 0)
+    n = host_children(&h, (int)getpid(), pids, 8);
+    host_close(&h);
+    if (n == 0)
         return;
     char list[128] = "";
     for (int i = 0; i < n; i++)
@@ -259,7 +261,6 @@ static void run_leftovers(const char *cmd)
     fprintf(stderr, "gpumon run: %s exited, but %s%d of the processes it started still run%s (pid %s%s): gpumon "
             "stops watching here; they keep running (stuck data-loader workers? kill them if so)\n", cmd,
             n == 8 ? "at least " : "", n, n == 1 ? "s" : "", list, n == 8 ? ", ..." : "");
-    host_close(&h);
 }
 
 static const int run_stop_signals[] = {SIGINT, SIGTERM, 0};

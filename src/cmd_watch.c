@@ -90,7 +90,7 @@ static int watch_set(void *ctx, int key, const char *v)
 /* Takes the signals that arrived until deadline (0: those pending now):
  * SIGHUP reopens the output (logrotate moved it; a new file gets the
  * sink's header). Returns true when asked to stop. */
-static bool watch_signals_until(struct sink *sk, struct out *out, struct sbuf *b, uint64_t deadline)
+UTIL_HOT static bool watch_signals_until(struct sink *sk, struct out *out, struct sbuf *b, uint64_t deadline)
 {
     for (;;) {
         int sig = sig_wait(watch_signals, deadline, NULL);

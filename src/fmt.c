@@ -84,7 +84,7 @@ static char *fmt_copy(char *out, const char *s, size_t n)
     return out + n;
 }
 
-char *fmt_number_at(char *out, const struct metric *m, const struct value *v, enum fmt_style style)
+UTIL_HOT char *fmt_number_at(char *out, const struct metric *m, const struct value *v, enum fmt_style style)
 {
     static const char hex[] = "0123456789abcdef";
     if (v->state != VS_OK) {
@@ -122,7 +122,7 @@ char *fmt_json_number(char *out, const struct metric *m, const struct value *v)
     return fmt_number_at(out, m, v, FMT_JSON);
 }
 
-void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style)
+UTIL_HOT void fmt_value(struct sbuf *b, const struct metric *m, const struct value *v, enum fmt_style style)
 {
     if (v->state != VS_OK) {
         char tmp[32];
@@ -183,7 +183,7 @@ static bool fmt_json_plain8(uint64_t w)
     return (bad & highs) == 0;
 }
 
-void fmt_json_string(struct sbuf *b, const char *s)
+UTIL_HOT void fmt_json_string(struct sbuf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s), plain = 0;

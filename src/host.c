@@ -31,53 +31,9 @@
 #include <unistd.h>
 #include "util.h"
 
-int host_parse_stat_line(const char *line, struct host_cpu_times *out)
-{
-    unsigned long long v[10] = {0};
-    int n = sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
-    if (n < 5)
-        return -1;
-    /* user nice system idle iowait irq softirq steal guest guest_nice; guest is inside user */
-    out->user = v[0] + v[1];
-    out->system = v[2] + v[5] + v[6];
-    out->iowait = v[4];
-    out->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-    return 0;
-}
-
-static int host_read_cpu(const char *path, struct host_cpu_times *t)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[512];
-    int rc = fgets(line, sizeof line, f) ? host_parse_stat_line(line, t) : -1;
-    fclose(f);
-    return rc;
-}
-
-static int host_read_mem(struct host_sample *h)
-{
-    FILE *f = fopen(h->meminfo_path, "r");
-    if (!f)
-        return -1;
-    char line[256];
-    int found = 0;
-    while (fgets(line, sizeof line, f) && found != 3) {
-        long long kib;
-        if (sscanf(line, "MemTotal: %lld kB", &kib) == 1)
-            h->mem_total_kib = kib, found |= 1;
-        else if (sscanf(line, "MemAvailable: %lld kB", &kib) == 1)
-            h->mem_available_kib = kib, found |= 2;
-    }
-    fclose(f);
-    return found == 3 ? 0 : -1;
-}
-
 /* One whitespace-separated integer field of a /proc text at *p, as sscanf's %lld reads it: leading
  * spaces, an optional sign, digits (false when there are none); *p moves past it. */
-static bool host_field(const char **p, long long *v)
+UTIL_HOT static bool host_field(const char **p, long long *v)
 {
     const char *s = *p;
     while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -93,6 +49,134 @@ static bool host_field(const char **p, long long *v)
     *v = neg ? (long long)(0ull - u) : (long long)u;
     *p = s;
     return true;
+}
+
+/* A /proc or /sys file kept open between reads (struct host_file): its text from offset 0 into buf (len
+ * bytes with the terminating NUL), by one pread, the file opened at the first read and again after a
+ * failure or when its path changes (tests redirect them). The host's files are read at every sample: an
+ * open, an fstat and a close each time cost more than the read (a sample at 1 Hz starts cold). */
+UTIL_HOT static ssize_t host_file_read(struct host_file *f, const char *path, char *buf, size_t len)
+{
+    if (f->fd >= 0 && f->path != path) {
+        close(f->fd);
+        f->fd = -1;
+    }
+    if (f->fd < 0) {
+        f->fd = open(path, O_RDONLY | O_CLOEXEC);
+        f->path = path;
+        if (f->fd < 0)
+            return -1;
+    }
+    ssize_t n = pread(f->fd, buf, len - 1, 0);
+    if (n < 0) {
+        close(f->fd);
+        f->fd = -1;
+        return -1;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+static void host_file_close(struct host_file *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+    f->path = NULL;
+}
+
+UTIL_HOT int host_parse_stat_line(const char *line, struct host_cpu_times *out)
+{
+    unsigned long long v[10] = {0};
+    const char *p = line;
+    int n = 0;
+    if (strncmp(p, "cpu", 3) != 0)
+        return -1;
+    p += 3;
+    long long x;
+    while (n < 10 && host_field(&p, &x))   /* the first line only: a field stops at its newline */
+        v[n++] = (unsigned long long)x;
+    if (n < 5)
+        return -1;
+    /* user nice system idle iowait irq softirq steal guest guest_nice; guest is inside user */
+    out->user = v[0] + v[1];
+    out->system = v[2] + v[5] + v[6];
+    out->iowait = v[4];
+    out->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+    return 0;
+}
+
+UTIL_HOT static int host_read_cpu(struct host_sample *h, struct host_cpu_times *t)
+{
+    char text[512];
+    if (host_file_read(&h->stat_f, h->stat_path, text, sizeof text) < 0)
+        return -1;
+    char *nl = strchr(text, '\n');
+    if (nl)
+        *nl = '\0';
+    return host_parse_stat_line(text, t);
+}
+
+/* The number after "KEY:" where a line of a /proc/meminfo text starts so, or -1. */
+UTIL_HOT static long long host_meminfo_field(const char *text, const char *key, size_t klen)
+{
+    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        long long v;
+        const char *q = p + klen;
+        if (!strncmp(p, key, klen) && host_field(&q, &v))
+            return v;
+    }
+    return -1;
+}
+
+UTIL_HOT static int host_read_mem(struct host_sample *h)
+{
+    char text[4096];   /* MemTotal is the first line, MemAvailable the third */
+    if (host_file_read(&h->meminfo_f, h->meminfo_path, text, sizeof text) < 0)
+        return -1;
+    long long total = host_meminfo_field(text, "MemTotal:", 9), avail = host_meminfo_field(text, "MemAvailable:", 13);
+    if (total != -1)
+        h->mem_total_kib = total;
+    if (avail != -1)
+        h->mem_available_kib = avail;
+    return total != -1 && avail != -1 ? 0 : -1;
+}
+
+/* The CPUs online, as sysconf(_SC_NPROCESSORS_ONLN) counts them (glibc reads the same list of ranges,
+ * "0-3,8-11", each time it is asked); sysconf's answer where the list cannot be read. */
+UTIL_HOT static int host_read_ncpus(struct host_sample *h)
+{
+    char text[1024];
+    ssize_t len = host_file_read(&h->online_f, "/sys/devices/system/cpu/online", text, sizeof text);
+    const char *l = text, *end = text + (len > 0 ? len : 0);
+    unsigned long total = 0;
+    while (len > 0) {
+        char *e;
+        unsigned long a = strtoul(l, &e, 10), b = a;
+        if (e == l) {
+            total = 0;
+            break;
+        }
+        if (*e == '-') {
+            l = e + 1;
+            b = strtoul(l, &e, 10);
+            if (e == l) {
+                total = 0;
+                break;
+            }
+        }
+        total += b - a + 1;
+        l = e;
+        if (l < end && *l == ',')
+            l++;
+        if (!(l < end && *l != '\n'))
+            break;
+    }
+    if (total == 0 || total > 1u << 20) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        return n > 0 ? (int)n : 0;
+    }
+    return (int)total;
 }
 
 int host_parse_pid_stat(const char *text, struct host_pid_stat *out)
@@ -448,6 +532,9 @@ void host_close(struct host_sample *h)
     free(h->job_prev);
     h->job_prev = NULL;
     h->job_nprev = 0;
+    host_file_close(&h->stat_f);
+    host_file_close(&h->meminfo_f);
+    host_file_close(&h->online_f);
 }
 
 void host_init(struct host_sample *h)
@@ -456,20 +543,20 @@ void host_init(struct host_sample *h)
     h->stat_path = "/proc/stat";
     h->meminfo_path = "/proc/meminfo";
     h->proc_path = "/proc";
-    if (host_read_cpu(h->stat_path, &h->prev) != 0)
+    h->stat_f.fd = h->meminfo_f.fd = h->online_f.fd = -1;
+    if (host_read_cpu(h, &h->prev) != 0)
         memset(&h->prev, 0, sizeof h->prev);
 }
 
-void host_read(struct host_sample *h)
+UTIL_HOT void host_read(struct host_sample *h)
 {
     struct host_cpu_times now;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    h->ncpus = n > 0 ? (int)n : 0;
+    h->ncpus = host_read_ncpus(h);
     /* Shares of fewer than 10 clock ticks per CPU (0.1 s at 100 Hz) are
      * noise: wait for more, keeping the previous figures (none yet: not
      * known, never a made-up 0%). */
     unsigned long long min_dt = 10ull * (unsigned long long)(h->ncpus > 0 ? h->ncpus : 1);
-    if (host_read_cpu(h->stat_path, &now) != 0 || now.total < h->prev.total) {
+    if (host_read_cpu(h, &now) != 0 || now.total < h->prev.total) {
         h->cpu_ok = false;
     } else if (now.total - h->prev.total >= min_dt) {
         unsigned long long dt = now.total - h->prev.total;

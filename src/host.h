@@ -33,6 +33,12 @@ struct host_job_proc {
     long long read_bytes;              /* bytes read from storage (/proc/PID/io); -1 unreadable */
 };
 
+/* A file of /proc kept open between reads (host.c); fd -1: not open. */
+struct host_file {
+    int fd;
+    const char *path;   /* the path it was opened at */
+};
+
 struct host_sample {
     bool cpu_ok, mem_ok;
     double user_pct, system_pct, iowait_pct;
@@ -55,10 +61,11 @@ struct host_sample {
     long job_last_pid;          /* the last pid handed out at the previous read; -1 unknown */
     int job_nprev;
     struct host_job_proc *job_prev;     /* job_nprev entries; owned */
+    struct host_file stat_f, meminfo_f, online_f;   /* kept open from the first read to host_close */
 };
 
 void host_init(struct host_sample *h);
-/* Frees what host_read() kept. */
+/* Frees what host_read() kept and closes its files. */
 void host_close(struct host_sample *h);
 /* Refreshes h from /proc. Values that cannot be read get *_ok = false. */
 void host_read(struct host_sample *h);

@@ -217,7 +217,7 @@ const char *nvml_error(nvmlReturn_t r)
     return s && *s ? s : "Unknown Error";
 }
 
-nvmlReturn_t nvml_memory(nvmlDevice_t dev, struct nvml_memory *out)
+UTIL_HOT nvmlReturn_t nvml_memory(nvmlDevice_t dev, struct nvml_memory *out)
 {
     nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
     memset(out, 0, sizeof *out);

@@ -11,6 +11,7 @@
  * read once, at nvml_open, since the simulator reads it at init only.
  */
 #include "nvml.h"
+#include "util.h"
 
 #include <dlfcn.h>
 
@@ -32,7 +33,7 @@ double nvml_clock_speed(void)
     return nvml.clock_speed > 0 ? nvml.clock_speed : 1;
 }
 
-void nvml_clock_now(struct timespec *ts)
+UTIL_HOT void nvml_clock_now(struct timespec *ts)
 {
     double speed;
     unsigned long long us;

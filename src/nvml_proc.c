@@ -100,7 +100,7 @@ static nvmlReturn_t nvml_proc_detail(nvmlDevice_t dev, unsigned mode, const stru
     return r;
 }
 
-static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, const struct nvml_proc_out *out)
+UTIL_HOT static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, const struct nvml_proc_out *out)
 {
     if (nvml.nvmlDeviceGetRunningProcessDetailList) {
         nvmlReturn_t r = nvml_proc_detail(dev, graphics ? NVML_PROCESS_MODE_GRAPHICS : NVML_PROCESS_MODE_COMPUTE,
@@ -126,7 +126,7 @@ static nvmlReturn_t nvml_proc_mode(nvmlDevice_t dev, int graphics, const struct 
     return NVML_ERROR_FUNCTION_NOT_FOUND;
 }
 
-nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process **list, unsigned *cap, unsigned *n)
+UTIL_HOT nvmlReturn_t nvml_processes(nvmlDevice_t dev, struct nvml_process **list, unsigned *cap, unsigned *n)
 {
     const struct nvml_proc_out out = {list, cap, n};
     *n = 0;

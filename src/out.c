@@ -165,7 +165,7 @@ static bool out_wait(struct out *o)
 /* Writes all of buf. On failure (errno set): over a regular file the file
  * is restored to its previous end and *done is 0; over anything else
  * *done is what was written, which cannot be taken back. */
-static int out_write_all(struct out *o, const char *buf, size_t len, size_t *done)
+UTIL_HOT static int out_write_all(struct out *o, const char *buf, size_t len, size_t *done)
 {
     struct stat st;
     *done = 0;
@@ -266,7 +266,7 @@ static void out_discard(struct out *o, bool count)
     o->qbytes = 0;
 }
 
-int out_write(struct out *o, const char *buf, size_t len)
+UTIL_HOT int out_write(struct out *o, const char *buf, size_t len)
 {
     if (o->qn && o->qbytes + (o->zstd ? lazy_zstd.ZSTD_compressBound(len) : len) > o->backlog_max && out_drain(o) != 0) {
         o->dropped++;   /* full: the newest goes, the backlog stays a contiguous stream */

@@ -50,7 +50,7 @@ struct sampler {
 
 /* Each GPU's job ids from the mapping directory (file named by the GPU index), read at most every
  * 0.5 s (faster records repeat them); a problem with a file is said once, when it first shows. */
-static void sampler_jobs(struct sampler *s, uint64_t now)
+UTIL_HOT static void sampler_jobs(struct sampler *s, uint64_t now)
 {
     if (!s->job_dir || (s->jobs_ns && now - s->jobs_ns < 500000000ull))
         return;
@@ -74,7 +74,7 @@ static sampler_reader *const sampler_readers[METRIC_COUNT] = {
 };
 
 /* Reads row id with the context of c. */
-static void sampler_read(const struct read_ctx *c, enum metric_id id, struct value *v)
+UTIL_HOT static void sampler_read(const struct read_ctx *c, enum metric_id id, struct value *v)
 {
     struct read_ctx row = *c;
     row.id = id;
@@ -287,7 +287,7 @@ int sampler_handle_rc(const struct sampler *s, unsigned i)
     return i < s->ngpus ? s->gpus[i].handle_rc : NVML_ERROR_INVALID_ARGUMENT;
 }
 
-static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct record_gpu *rg)
+UTIL_HOT static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct record_gpu *rg)
 {
     struct read_ctx c = {g, &s->host, s->tick, 0};
     rg->index = g->index;
@@ -319,7 +319,7 @@ static void sampler_fill_gpu(struct sampler *s, struct sampler_gpu *g, struct re
         sampler_read_processes(&c, rg);
 }
 
-void sampler_sample(struct sampler *s, struct record *rec)
+UTIL_HOT void sampler_sample(struct sampler *s, struct record *rec)
 {
     s->tick++;
     nvml_clock_now(&rec->time);

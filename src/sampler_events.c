@@ -28,7 +28,7 @@ struct sampler_events {
 
 /* Counts one occurrence of code on g; when the list is full, the entry
  * seen longest ago makes room. Caller holds g->slow_mu. */
-static void events_count(struct sampler_gpu *g, unsigned code, const struct timespec *now)
+UTIL_HOT static void events_count(struct sampler_gpu *g, unsigned code, const struct timespec *now)
 {
     unsigned i, oldest = 0;
     for (i = 0; i < g->nxids && g->xids[i].code != code; i++)
@@ -48,7 +48,7 @@ static void events_count(struct sampler_gpu *g, unsigned code, const struct time
 }
 
 /* The oldest pending event in d, without waiting: SUCCESS, TIMEOUT when none is pending, or a failure. */
-static nvmlReturn_t events_poll(nvmlEventSet_t set, nvmlEventData_t *d)
+UTIL_HOT static nvmlReturn_t events_poll(nvmlEventSet_t set, nvmlEventData_t *d)
 {
     memset(d, 0, sizeof *d);
     if (nvml.nvmlEventSetWait_v2)
@@ -61,7 +61,7 @@ static nvmlReturn_t events_poll(nvmlEventSet_t set, nvmlEventData_t *d)
     return r;
 }
 
-void sampler_events_drain(struct sampler_events *e)
+UTIL_HOT void sampler_events_drain(struct sampler_events *e)
 {
     if (!e)
         return;
@@ -139,7 +139,7 @@ void sampler_events_stop(struct sampler_events *e)
     free(e);
 }
 
-void sampler_events_copy(struct sampler_gpu *g, struct record_gpu *rg)
+UTIL_HOT void sampler_events_copy(struct sampler_gpu *g, struct record_gpu *rg)
 {
     pthread_mutex_lock(&g->slow_mu);
     rg->nxids = g->nxids;
@@ -147,7 +147,7 @@ void sampler_events_copy(struct sampler_gpu *g, struct record_gpu *rg)
     pthread_mutex_unlock(&g->slow_mu);
 }
 
-void sampler_read_xid_count(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_xid_count(const struct read_ctx *c, struct value *out)
 {
     struct sampler_gpu *g = c->g;
     pthread_mutex_lock(&g->slow_mu);
@@ -159,7 +159,7 @@ void sampler_read_xid_count(const struct read_ctx *c, struct value *out)
     pthread_mutex_unlock(&g->slow_mu);
 }
 
-void sampler_read_xid_last(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_xid_last(const struct read_ctx *c, struct value *out)
 {
     struct sampler_gpu *g = c->g;
     pthread_mutex_lock(&g->slow_mu);

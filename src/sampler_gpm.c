@@ -29,7 +29,7 @@ static nvmlGpmMetricsGet_t sampler_gpm_req;
 
 static const struct gpm_row sampler_gpm_rows[GPM_COUNT] = {GPM_TABLE(GPM_ROW_INIT, _)};
 
-static int sampler_gpm_slot(enum metric_id id)
+UTIL_HOT static int sampler_gpm_slot(enum metric_id id)
 {
     return id >= M_GPM_GR_ACTIVE && id <= M_GPM_NVLINK_TX ? (int)(id - M_GPM_GR_ACTIVE) : -1;
 }
@@ -72,7 +72,7 @@ void sampler_gpm_close(struct sampler_gpu *g)
 }
 
 /* Once per tick: a new pair when the base is old enough. */
-static void sampler_gpm_step(struct sampler_gpu *g, uint64_t tick)
+UTIL_HOT static void sampler_gpm_step(struct sampler_gpu *g, uint64_t tick)
 {
     struct sampler_gpm *m = &g->gpm;
     if (m->tick == tick && tick)
@@ -120,7 +120,7 @@ static void sampler_gpm_step(struct sampler_gpu *g, uint64_t tick)
     m->have = true;
 }
 
-void sampler_read_gpm(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_gpm(const struct read_ctx *c, struct value *out)
 {
     struct sampler_gpu *g = c->g;
     struct sampler_gpm *m = &g->gpm;

@@ -6,8 +6,9 @@
  * is "not known", never 0.
  */
 #include "sampler_int.h"
+#include "util.h"
 
-static void sampler_host_set(struct value *out, bool ok, double f, long long i, bool is_int)
+UTIL_HOT static void sampler_host_set(struct value *out, bool ok, double f, long long i, bool is_int)
 {
     if (!ok) {
         out->state = VS_NONE;   /* first sample (no interval yet) or /proc unreadable */
@@ -20,57 +21,57 @@ static void sampler_host_set(struct value *out, bool ok, double f, long long i, 
         out->u.f = f;
 }
 
-void sampler_read_host_user(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_host_user(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->cpu_ok, c->host->user_pct, 0, false);
 }
 
-void sampler_read_host_system(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_host_system(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->cpu_ok, c->host->system_pct, 0, false);
 }
 
-void sampler_read_host_iowait(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_host_iowait(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->cpu_ok, c->host->iowait_pct, 0, false);
 }
 
-void sampler_read_host_cpus(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_host_cpus(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->ncpus > 0, 0, c->host->ncpus, true);
 }
 
-void sampler_read_host_mem_total(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_host_mem_total(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->mem_ok, 0, c->host->mem_total_kib / 1024, true);
 }
 
-void sampler_read_host_mem_used(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_host_mem_used(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->mem_ok, 0, (c->host->mem_total_kib - c->host->mem_available_kib) / 1024, true);
 }
 
-void sampler_read_job_cpu(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_job_cpu(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->job_ok, c->host->job_cpu, 0, false);
 }
 
-void sampler_read_job_cpu_top(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_job_cpu_top(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->job_ok, c->host->job_cpu_top, 0, false);
 }
 
-void sampler_read_job_rss(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_job_rss(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->job_ok, 0, c->host->job_rss_kib / 1024, true);
 }
 
-void sampler_read_job_procs(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_job_procs(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->job_ok, 0, c->host->job_procs, true);
 }
 
-void sampler_read_job_read(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_job_read(const struct read_ctx *c, struct value *out)
 {
     sampler_host_set(out, c->host->job_io_ok, 0, (long long)(c->host->job_read_bps / 1024 + 0.5), true);
 }

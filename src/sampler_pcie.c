@@ -23,7 +23,7 @@
 
 /* Reads both counters into bytes, and the time the driver stamped them with (µs since the epoch; 0
  * when it did not); the call's result, or the first entry's failure. */
-static nvmlReturn_t pcie_read(struct sampler_gpu *g, unsigned long long bytes[2], long long *ts_us)
+UTIL_HOT static nvmlReturn_t pcie_read(struct sampler_gpu *g, unsigned long long bytes[2], long long *ts_us)
 {
     nvmlFieldValue_t f[2] = {{.fieldId = NVML_FI_DEV_PCIE_COUNT_TX_BYTES},
                              {.fieldId = NVML_FI_DEV_PCIE_COUNT_RX_BYTES}};
@@ -83,7 +83,7 @@ static nvmlReturn_t pcie_update(struct sampler_gpu *g, uint64_t tick)
     return p->rc;
 }
 
-void sampler_pcie_value(const struct read_ctx *c, int dir, struct value *out)
+UTIL_HOT void sampler_pcie_value(const struct read_ctx *c, int dir, struct value *out)
 {
     struct sampler_gpu *g = c->g;
     nvmlReturn_t rc = pcie_update(g, c->tick);
@@ -95,7 +95,7 @@ void sampler_pcie_value(const struct read_ctx *c, int dir, struct value *out)
         *out = (struct value){.state = VS_OK, .u.i = (long long)(g->pcie.kbps[dir] + 0.5)};
 }
 
-bool sampler_pcie_slow(const struct sampler_gpu *g, enum metric_id id)
+UTIL_HOT bool sampler_pcie_slow(const struct sampler_gpu *g, enum metric_id id)
 {
     return metric_table[id].cadence == MC_SLOW && !(g->pcie.counters && (id == M_PCIE_TX || id == M_PCIE_RX));
 }

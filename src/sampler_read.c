@@ -20,7 +20,7 @@
 typedef nvmlReturn_t (*u32_getter)(nvmlDevice_t, unsigned int *);
 typedef nvmlReturn_t (*clock_getter)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
 
-void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
+UTIL_HOT void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc)
 {
     out->code = rc;
     if (nvml_code_is_lost(rc)) {
@@ -32,21 +32,21 @@ void sampler_value_fail(struct sampler_gpu *g, struct value *out, nvmlReturn_t r
     }
 }
 
-void sampler_value_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v)
+UTIL_HOT void sampler_value_int(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, long long v)
 {
     if (rc != NVML_SUCCESS)
         return sampler_value_fail(g, out, rc);
     *out = (struct value){.state = VS_OK, .u.i = v};
 }
 
-void sampler_value_float(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, double v)
+UTIL_HOT void sampler_value_float(struct sampler_gpu *g, struct value *out, nvmlReturn_t rc, double v)
 {
     if (rc != NVML_SUCCESS)
         return sampler_value_fail(g, out, rc);
     *out = (struct value){.state = VS_OK, .u.f = v};
 }
 
-static void val_str(struct value *out, nvmlReturn_t rc, const char *s)
+UTIL_HOT static void val_str(struct value *out, nvmlReturn_t rc, const char *s)
 {
     if (rc != NVML_SUCCESS) {
         out->code = rc;
@@ -58,7 +58,7 @@ static void val_str(struct value *out, nvmlReturn_t rc, const char *s)
     out->u.s = s;
 }
 
-static void read_u32(struct sampler_gpu *g, struct value *out, u32_getter fn, double scale, bool is_float)
+UTIL_HOT static void read_u32(struct sampler_gpu *g, struct value *out, u32_getter fn, double scale, bool is_float)
 {
     unsigned int v = 0;
     nvmlReturn_t rc = fn ? fn(g->h, &v) : MISSING;
@@ -68,21 +68,21 @@ static void read_u32(struct sampler_gpu *g, struct value *out, u32_getter fn, do
         sampler_value_int(g, out, rc, (long long)(v * scale));
 }
 
-static void read_clock(struct sampler_gpu *g, struct value *out, clock_getter fn, nvmlClockType_t type)
+UTIL_HOT static void read_clock(struct sampler_gpu *g, struct value *out, clock_getter fn, nvmlClockType_t type)
 {
     unsigned int v = 0;
     nvmlReturn_t rc = fn ? fn(g->h, type, &v) : MISSING;
     sampler_value_int(g, out, rc, v);
 }
 
-void sampler_read_clock_now(struct sampler_gpu *g, nvmlClockType_t type, struct value *out)
+UTIL_HOT void sampler_read_clock_now(struct sampler_gpu *g, nvmlClockType_t type, struct value *out)
 {
     read_clock(g, out, nvml.nvmlDeviceGetClockInfo, type);
 }
 
 /* ---- identity, read once ---- */
 
-void sampler_read_identity(struct sampler_gpu *g)
+UTIL_HOT void sampler_read_identity(struct sampler_gpu *g)
 {
     g->name_rc = nvml.nvmlDeviceGetName ? nvml.nvmlDeviceGetName(g->h, g->name, sizeof g->name) : MISSING;
     g->uuid_rc = nvml.nvmlDeviceGetUUID ? nvml.nvmlDeviceGetUUID(g->h, g->uuid, sizeof g->uuid) : MISSING;
@@ -94,45 +94,45 @@ void sampler_read_identity(struct sampler_gpu *g)
     g->pci[sizeof g->pci - 1] = '\0';
 }
 
-void sampler_read_index(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_index(const struct read_ctx *c, struct value *out)
 {
     sampler_value_int(c->g, out, NVML_SUCCESS, c->g->index);
 }
 
-void sampler_read_name(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_name(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->name_rc, c->g->name);
 }
 
-void sampler_read_uuid(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_uuid(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->uuid_rc, c->g->uuid);
 }
 
-void sampler_read_serial(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_serial(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->serial_rc, c->g->serial);
 }
 
-void sampler_read_pci_bus_id(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pci_bus_id(const struct read_ctx *c, struct value *out)
 {
     val_str(out, c->g->pci_rc, c->g->pci);
 }
 
-void sampler_read_driver_version(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_driver_version(const struct read_ctx *c, struct value *out)
 {
     (void)c;
     val_str(out, nvml.driver_version[0] ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED, nvml.driver_version);
 }
 
-void sampler_read_state(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_state(const struct read_ctx *c, struct value *out)
 {
     val_str(out, NVML_SUCCESS, atomic_load(&c->g->lost) ? "lost" : "ok");
 }
 
 /* ---- utilization ---- */
 
-static nvmlReturn_t fetch_util(const struct read_ctx *c)
+UTIL_HOT static nvmlReturn_t fetch_util(const struct read_ctx *c)
 {
     struct sampler_gpu *g = c->g;
     if (g->util_tick != c->tick) {
@@ -143,19 +143,19 @@ static nvmlReturn_t fetch_util(const struct read_ctx *c)
     return g->util_rc;
 }
 
-void sampler_read_util_gpu(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_util_gpu(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_util(c);
     sampler_value_int(c->g, out, rc, c->g->util.gpu);
 }
 
-void sampler_read_util_mem(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_util_mem(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_util(c);
     sampler_value_int(c->g, out, rc, c->g->util.memory);
 }
 
-static double sample_value(nvmlValueType_t t, nvmlValue_t v)
+UTIL_HOT static double sample_value(nvmlValueType_t t, nvmlValue_t v)
 {
     switch (t) {
     case NVML_VALUE_TYPE_DOUBLE: return v.dVal;
@@ -169,7 +169,7 @@ static double sample_value(nvmlValueType_t t, nvmlValue_t v)
 }
 
 /* Driver samples newer than the last one seen: count, min, max, idle share. */
-static nvmlReturn_t fetch_samples(const struct read_ctx *c)
+UTIL_HOT static nvmlReturn_t fetch_samples(const struct read_ctx *c)
 {
     struct sampler_gpu *g = c->g;
     if (g->samples_tick == c->tick)
@@ -213,7 +213,7 @@ static nvmlReturn_t fetch_samples(const struct read_ctx *c)
     return g->samples_rc = NVML_SUCCESS;
 }
 
-void sampler_prime_samples(struct sampler_gpu *g)
+UTIL_HOT void sampler_prime_samples(struct sampler_gpu *g)
 {
     struct read_ctx c = {g, NULL, UINT64_MAX, M_UTIL_SAMPLES};
     g->samples_tick = 0;
@@ -221,7 +221,7 @@ void sampler_prime_samples(struct sampler_gpu *g)
     g->samples_tick = 0;
 }
 
-static void read_sample_stat(const struct read_ctx *c, struct value *out, int which)
+UTIL_HOT static void read_sample_stat(const struct read_ctx *c, struct value *out, int which)
 {
     nvmlReturn_t rc = fetch_samples(c);
     const struct util_stats *s = &c->g->ustats;
@@ -239,27 +239,27 @@ static void read_sample_stat(const struct read_ctx *c, struct value *out, int wh
         sampler_value_int(c->g, out, rc, s->count);
 }
 
-void sampler_read_util_min(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_util_min(const struct read_ctx *c, struct value *out)
 {
     read_sample_stat(c, out, 0);
 }
 
-void sampler_read_util_max(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_util_max(const struct read_ctx *c, struct value *out)
 {
     read_sample_stat(c, out, 1);
 }
 
-void sampler_read_util_idle(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_util_idle(const struct read_ctx *c, struct value *out)
 {
     read_sample_stat(c, out, 2);
 }
 
-void sampler_read_util_samples(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_util_samples(const struct read_ctx *c, struct value *out)
 {
     read_sample_stat(c, out, 3);
 }
 
-static void read_codec(const struct read_ctx *c, struct value *out,
+UTIL_HOT static void read_codec(const struct read_ctx *c, struct value *out,
                        nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, unsigned int *))
 {
     unsigned int util = 0, period = 0;
@@ -267,19 +267,19 @@ static void read_codec(const struct read_ctx *c, struct value *out,
     sampler_value_int(c->g, out, rc, util);
 }
 
-void sampler_read_enc(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_enc(const struct read_ctx *c, struct value *out)
 {
     read_codec(c, out, nvml.nvmlDeviceGetEncoderUtilization);
 }
 
-void sampler_read_dec(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_dec(const struct read_ctx *c, struct value *out)
 {
     read_codec(c, out, nvml.nvmlDeviceGetDecoderUtilization);
 }
 
 /* ---- memory (nvml_memory: v2, reserved split out, else v1) ---- */
 
-static nvmlReturn_t fetch_mem(const struct read_ctx *c)
+UTIL_HOT static nvmlReturn_t fetch_mem(const struct read_ctx *c)
 {
     struct sampler_gpu *g = c->g;
     if (g->mem_tick == c->tick)
@@ -290,25 +290,25 @@ static nvmlReturn_t fetch_mem(const struct read_ctx *c)
 
 #define MIB(x) ((long long)((x) / 1048576ull))
 
-void sampler_read_mem_total(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_mem_total(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     sampler_value_int(c->g, out, rc, MIB(c->g->mem.total));
 }
 
-void sampler_read_mem_used(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_mem_used(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     sampler_value_int(c->g, out, rc, MIB(c->g->mem.used));
 }
 
-void sampler_read_mem_free(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_mem_free(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     sampler_value_int(c->g, out, rc, MIB(c->g->mem.free));
 }
 
-void sampler_read_mem_reserved(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_mem_reserved(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_mem(c);
     sampler_value_int(c->g, out, rc == NVML_SUCCESS && !c->g->mem.v2 ? NVML_ERROR_NOT_SUPPORTED : rc,
@@ -317,7 +317,7 @@ void sampler_read_mem_reserved(const struct read_ctx *c, struct value *out)
 
 /* ---- thermal, power, clocks ---- */
 
-void sampler_read_temp(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_temp(const struct read_ctx *c, struct value *out)
 {
     if (nvml.nvmlDeviceGetTemperatureV) {
         nvmlTemperature_v1_t t = {nvmlTemperature_v1, NVML_TEMPERATURE_GPU, 0};
@@ -331,27 +331,27 @@ void sampler_read_temp(const struct read_ctx *c, struct value *out)
     sampler_value_int(c->g, out, rc, v);
 }
 
-void sampler_read_fan(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_fan(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetFanSpeed, 1, false);
 }
 
-void sampler_read_power(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_power(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetPowerUsage, 0.001, true);
 }
 
-void sampler_read_power_limit(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_power_limit(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetPowerManagementLimit, 0.001, true);
 }
 
-void sampler_read_power_enforced(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_power_enforced(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetEnforcedPowerLimit, 0.001, true);
 }
 
-void sampler_read_energy(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_energy(const struct read_ctx *c, struct value *out)
 {
     unsigned long long mj = 0;
     nvmlReturn_t rc = nvml.nvmlDeviceGetTotalEnergyConsumption
@@ -359,38 +359,38 @@ void sampler_read_energy(const struct read_ctx *c, struct value *out)
     sampler_value_float(c->g, out, rc, (double)mj / 1000.0);
 }
 
-void sampler_read_clock_sm(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_clock_sm(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_SM);
 }
 
-void sampler_read_clock_mem(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_clock_mem(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_MEM);
 }
 
-void sampler_read_clock_gr(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_clock_gr(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetClockInfo, NVML_CLOCK_GRAPHICS);
 }
 
-void sampler_read_clock_max_sm(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_clock_max_sm(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_SM);
 }
 
-void sampler_read_clock_max_mem(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_clock_max_mem(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_MEM);
 }
 
-void sampler_read_clock_max_gr(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_clock_max_gr(const struct read_ctx *c, struct value *out)
 {
     read_clock(c->g, out, nvml.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_GRAPHICS);
 }
 
 /* Clock event reasons: the Event call (535+) first, the Throttle call before it. */
-static nvmlReturn_t fetch_reasons(const struct read_ctx *c)
+UTIL_HOT static nvmlReturn_t fetch_reasons(const struct read_ctx *c)
 {
     struct sampler_gpu *g = c->g;
     if (g->reasons_tick == c->tick)
@@ -405,14 +405,14 @@ static nvmlReturn_t fetch_reasons(const struct read_ctx *c)
     return g->reasons_rc = rc;
 }
 
-void sampler_read_reasons(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_reasons(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_reasons(c);
     sampler_value_int(c->g, out, rc, (long long)c->g->reasons);
 }
 
 /* One reader for every reason row: the row's bit from clock_reasons.h. */
-void sampler_read_reason(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_reason(const struct read_ctx *c, struct value *out)
 {
     static const unsigned long long bit_of[METRIC_COUNT] = {
 #define READ_REASON_BIT(P, id, bit, ...) [M_R_##id] = bit,
@@ -425,7 +425,7 @@ void sampler_read_reason(const struct read_ctx *c, struct value *out)
     sampler_value_int(c->g, out, rc, (c->g->reasons & bit_of[c->id]) != 0);
 }
 
-void sampler_read_pstate(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pstate(const struct read_ctx *c, struct value *out)
 {
     nvmlPstates_t p = NVML_PSTATE_UNKNOWN;
     nvmlReturn_t rc = nvml.nvmlDeviceGetPerformanceState ? nvml.nvmlDeviceGetPerformanceState(c->g->h, &p) : MISSING;
@@ -436,7 +436,7 @@ void sampler_read_pstate(const struct read_ctx *c, struct value *out)
 
 /* ---- PCIe ---- */
 
-static void read_pcie_counter(const struct read_ctx *c, struct value *out, nvmlPcieUtilCounter_t counter)
+UTIL_HOT static void read_pcie_counter(const struct read_ctx *c, struct value *out, nvmlPcieUtilCounter_t counter)
 {
     if (c->g->pcie.counters)
         return sampler_pcie_value(c, counter == NVML_PCIE_UTIL_TX_BYTES ? 0 : 1, out);
@@ -446,39 +446,39 @@ static void read_pcie_counter(const struct read_ctx *c, struct value *out, nvmlP
     sampler_value_int(c->g, out, rc, v);
 }
 
-void sampler_read_pcie_tx(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pcie_tx(const struct read_ctx *c, struct value *out)
 {
     read_pcie_counter(c, out, NVML_PCIE_UTIL_TX_BYTES);
 }
 
-void sampler_read_pcie_rx(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pcie_rx(const struct read_ctx *c, struct value *out)
 {
     read_pcie_counter(c, out, NVML_PCIE_UTIL_RX_BYTES);
 }
 
-void sampler_read_pcie_gen(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pcie_gen(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetCurrPcieLinkGeneration, 1, false);
 }
 
-void sampler_read_pcie_gen_max(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pcie_gen_max(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetMaxPcieLinkGeneration, 1, false);
 }
 
-void sampler_read_pcie_width(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pcie_width(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetCurrPcieLinkWidth, 1, false);
 }
 
-void sampler_read_pcie_width_max(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_pcie_width_max(const struct read_ctx *c, struct value *out)
 {
     read_u32(c->g, out, nvml.nvmlDeviceGetMaxPcieLinkWidth, 1, false);
 }
 
 /* ---- reliability ---- */
 
-void sampler_read_ecc_total(struct sampler_gpu *g, nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
+UTIL_HOT void sampler_read_ecc_total(struct sampler_gpu *g, nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
                             struct value *out)
 {
     unsigned long long v = 0;
@@ -487,16 +487,16 @@ void sampler_read_ecc_total(struct sampler_gpu *g, nvmlMemoryErrorType_t type, n
     sampler_value_int(g, out, rc, (long long)v);
 }
 
-void sampler_read_ecc_corr(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_ecc_corr(const struct read_ctx *c, struct value *out)
 {
     sampler_read_ecc_total(c->g, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, out);
 }
-void sampler_read_ecc_uncorr(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_ecc_uncorr(const struct read_ctx *c, struct value *out)
 {
     sampler_read_ecc_total(c->g, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, out);
 }
 
-void sampler_read_retired_pending(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_retired_pending(const struct read_ctx *c, struct value *out)
 {
     nvmlEnableState_t s = NVML_FEATURE_DISABLED;
     nvmlReturn_t rc = nvml.nvmlDeviceGetRetiredPagesPendingStatus
@@ -504,7 +504,7 @@ void sampler_read_retired_pending(const struct read_ctx *c, struct value *out)
     sampler_value_int(c->g, out, rc, s == NVML_FEATURE_ENABLED);
 }
 
-nvmlReturn_t sampler_fetch_remap(struct sampler_gpu *g, uint64_t tick)
+UTIL_HOT nvmlReturn_t sampler_fetch_remap(struct sampler_gpu *g, uint64_t tick)
 {
     if (tick && g->remap_tick == tick)
         return g->remap_rc;
@@ -516,7 +516,7 @@ nvmlReturn_t sampler_fetch_remap(struct sampler_gpu *g, uint64_t tick)
                              : MISSING;
 }
 
-void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = sampler_fetch_remap(c->g, c->tick);
     sampler_value_int(c->g, out, rc, c->g->remap[2] != 0);
@@ -525,7 +525,7 @@ void sampler_read_remap_pending(const struct read_ctx *c, struct value *out)
 /* ---- processes ---- */
 
 /* Orders processes by memory, largest first (unknown memory last). */
-static int proc_by_memory(const void *a, const void *b)
+UTIL_HOT static int proc_by_memory(const void *a, const void *b)
 {
     unsigned long long ma = ((const struct nvml_process *)a)->used_memory;
     unsigned long long mb = ((const struct nvml_process *)b)->used_memory;
@@ -536,7 +536,7 @@ static int proc_by_memory(const void *a, const void *b)
 
 /* Every process NVML lists, once per tick; more than a record lists are
  * ordered largest first, so the record keeps those that matter most. */
-static nvmlReturn_t fetch_procs(const struct read_ctx *c)
+UTIL_HOT static nvmlReturn_t fetch_procs(const struct read_ctx *c)
 {
     struct sampler_gpu *g = c->g;
     if (g->proc_tick != c->tick) {
@@ -550,13 +550,13 @@ static nvmlReturn_t fetch_procs(const struct read_ctx *c)
     return g->proc_rc;
 }
 
-void sampler_read_proc_count(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_proc_count(const struct read_ctx *c, struct value *out)
 {
     nvmlReturn_t rc = fetch_procs(c);
     sampler_value_int(c->g, out, rc, c->g->nprocs);
 }
 
-void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
+UTIL_HOT void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
 {
     unsigned long long sum = 0;
     nvmlReturn_t rc = fetch_procs(c);
@@ -568,7 +568,7 @@ void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
 
 /* The process's name (NVML) and owner, container and pod (/proc, host_attrib.c), read when the pid in
  * this slot changes. */
-static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
+UTIL_HOT static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
 {
     if (g->pname[slot].pid == pid && g->pname[slot].name[0])
         return g->pname[slot].name;
@@ -579,7 +579,7 @@ static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
     return g->pname[slot].name;
 }
 
-void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
+UTIL_HOT void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
 {
     struct sampler_gpu *g = c->g;
     rg->nprocs = rg->procs_omitted = 0;
@@ -605,7 +605,7 @@ void sampler_read_processes(const struct read_ctx *c, struct record_gpu *rg)
     }
 }
 
-void sampler_gpu_free(struct sampler_gpu *g)
+UTIL_HOT void sampler_gpu_free(struct sampler_gpu *g)
 {
     free(g->sbuf);
     g->sbuf = NULL;

@@ -60,7 +60,7 @@ bool sig_ignored_at_start(int sig)
     return sigismember(&sig_ignored, sig) == 1;
 }
 
-int sig_wait(const int *sigs, uint64_t deadline_ns, siginfo_t *info)
+UTIL_HOT int sig_wait(const int *sigs, uint64_t deadline_ns, siginfo_t *info)
 {
     sigset_t set;
     siginfo_t local;

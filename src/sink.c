@@ -25,7 +25,7 @@ const char *sink_names(void)
     return names;
 }
 
-bool sink_plan_current(bool *ready, int *nids, enum metric_id *ids, const struct sink *s)
+UTIL_HOT bool sink_plan_current(bool *ready, int *nids, enum metric_id *ids, const struct sink *s)
 {
     if (*ready && *nids == s->nids && !memcmp(ids, s->ids, (size_t)s->nids * sizeof *s->ids))
         return true;

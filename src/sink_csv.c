@@ -33,7 +33,7 @@ static _Thread_local struct csv_plan {
     struct csv_col cols[RECORD_MAX_METRICS];
 } csv_plan;
 
-static const struct csv_plan *csv_plan_for(const struct sink *s)
+UTIL_HOT static const struct csv_plan *csv_plan_for(const struct sink *s)
 {
     struct csv_plan *pl = &csv_plan;
     if (s->nids > RECORD_MAX_METRICS)
@@ -48,7 +48,7 @@ static const struct csv_plan *csv_plan_for(const struct sink *s)
 }
 
 /* One cell at b's end, its comma first: numbers and markers written in place, strings quoted as needed. */
-static void csv_cell(struct sbuf *b, const struct metric *m, const struct value *v)
+UTIL_HOT static void csv_cell(struct sbuf *b, const struct metric *m, const struct value *v)
 {
     if (b->len + FMT_NUMBER_MAX + 2 > b->cap)
         sbuf_grow(b, FMT_NUMBER_MAX + 1);
@@ -66,7 +66,7 @@ static void csv_cell(struct sbuf *b, const struct metric *m, const struct value 
 }
 
 /* The cells of columns [from, to) of one row, the comma before each. */
-static void csv_cells(const struct csv_plan *pl, int from, int to, const struct value *gpu,
+UTIL_HOT static void csv_cells(const struct csv_plan *pl, int from, int to, const struct value *gpu,
                       const struct value *host, struct sbuf *b)
 {
     const size_t ahead = FMT_NUMBER_MAX + 2;
@@ -98,7 +98,7 @@ static void csv_cells(const struct csv_plan *pl, int from, int to, const struct 
     b->data[b->len] = '\0';
 }
 
-static void sink_csv_record(const struct sink *s, const struct record *r, struct sbuf *b)
+UTIL_HOT static void sink_csv_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
     char ts[32];
     const struct csv_plan *pl = csv_plan_for(s);

@@ -45,7 +45,7 @@ static void jsonl_keys_build(void)
     sbuf_free(&b);
 }
 
-static void jsonl_key(struct sbuf *b, enum metric_id id)
+UTIL_HOT static void jsonl_key(struct sbuf *b, enum metric_id id)
 {
     sbuf_add(b, jsonl_keys[id].text + 1, jsonl_keys[id].len - 1);
 }
@@ -70,7 +70,7 @@ static _Thread_local struct jsonl_plan {
     char keys[METRIC_COUNT * 48 + JSONL_KEY];   /* JSONL_KEY bytes are copied from any key's start */
 } jsonl_plan;
 
-static const struct jsonl_plan *jsonl_plan_for(const struct sink *s)
+UTIL_HOT static const struct jsonl_plan *jsonl_plan_for(const struct sink *s)
 {
     struct jsonl_plan *pl = &jsonl_plan;
     if (s->nids > METRIC_COUNT)
@@ -101,7 +101,7 @@ static const struct jsonl_plan *jsonl_plan_for(const struct sink *s)
 /* A GPU's values after its index, each ,"key":value; true when one of them is an error (or lost), which
  * then has an entry in "errors". The buffer keeps room for a whole key and a number ahead of the
  * writing; strings and what needs printf go through fmt_value. */
-static bool sink_jsonl_gpu_values(const struct sink *s, const struct record_gpu *rg, struct sbuf *b)
+UTIL_HOT static bool sink_jsonl_gpu_values(const struct sink *s, const struct record_gpu *rg, struct sbuf *b)
 {
     const size_t ahead = JSONL_KEY + FMT_JSON_NUMBER_MAX;
     const struct jsonl_plan *pl = jsonl_plan_for(s);
@@ -160,7 +160,7 @@ static void sink_jsonl_begin(const struct sink *s, struct sbuf *b)
     (void)b;
 }
 
-static void sink_jsonl_errors(const struct sink *s, const struct record_gpu *g, struct sbuf *b)
+UTIL_HOT static void sink_jsonl_errors(const struct sink *s, const struct record_gpu *g, struct sbuf *b)
 {
     bool any = false;
     for (int i = 0; i < s->nids; i++) {
@@ -181,7 +181,7 @@ static void sink_jsonl_errors(const struct sink *s, const struct record_gpu *g, 
         sbuf_putc(b, '}');
 }
 
-static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
+UTIL_HOT static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
 {
     sbuf_puts(b, ",\"processes\":[");
     for (unsigned p = 0; p < g->nprocs; p++) {
@@ -216,7 +216,7 @@ static void sink_jsonl_processes(const struct record_gpu *g, struct sbuf *b)
 }
 
 /* "xids":[{"code":79,"count":1,"last_seen":"..."}], only when any were seen. */
-static void sink_jsonl_xids(const struct record_gpu *g, struct sbuf *b)
+UTIL_HOT static void sink_jsonl_xids(const struct record_gpu *g, struct sbuf *b)
 {
     if (g->nxids == 0)
         return;
@@ -237,14 +237,14 @@ static void sink_jsonl_xids(const struct record_gpu *g, struct sbuf *b)
 
 static const char *const jsonl_phases[] = {"none", "wait", "compute", "out"};
 
-static void jsonl_num(struct sbuf *b, const char *key, double v, int decimals)
+UTIL_HOT static void jsonl_num(struct sbuf *b, const char *key, double v, int decimals)
 {
     sbuf_puts(b, key);
     sbuf_put_fixed(b, v, decimals);
 }
 
 /* "steps":[{"pid":..,"rank":..,...,"hist":[[bin,n],...]}], only under gpumon run with reporting processes. */
-static void sink_jsonl_steps(const struct record *r, struct sbuf *b)
+UTIL_HOT static void sink_jsonl_steps(const struct record *r, struct sbuf *b)
 {
     if (r->nranks == 0)
         return;
@@ -289,7 +289,7 @@ static void sink_jsonl_steps(const struct record *r, struct sbuf *b)
     sbuf_putc(b, ']');
 }
 
-static void sink_jsonl_record(const struct sink *s, const struct record *r, struct sbuf *b)
+UTIL_HOT static void sink_jsonl_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
     char ts[32];
     pthread_once(&jsonl_keys_once, jsonl_keys_build);

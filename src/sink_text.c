@@ -29,7 +29,7 @@ static void sink_text_begin(const struct sink *s, struct sbuf *b)
 
 /* Appends n bytes of t padded to width columns as printf's "%*s" pads: right-aligned, or left-aligned
  * for a negative width. */
-static void text_pad(struct sbuf *b, const char *t, size_t n, int width)
+UTIL_HOT static void text_pad(struct sbuf *b, const char *t, size_t n, int width)
 {
     size_t w = (size_t)(width < 0 ? -width : width), pad = w > n ? w - n : 0;
     if (b->len + n + pad + 1 > b->cap)
@@ -51,7 +51,7 @@ static void text_pad(struct sbuf *b, const char *t, size_t n, int width)
 
 /* A number as printf writes it with a width: "%*lld" (decimals < 0) or "%*.*f" (without printf where
  * util_fmt_fixed can). */
-static void text_number(struct sbuf *b, const struct value *v, int decimals, int width)
+UTIL_HOT static void text_number(struct sbuf *b, const struct value *v, int decimals, int width)
 {
     char t[400];
     size_t n;
@@ -63,14 +63,14 @@ static void text_number(struct sbuf *b, const struct value *v, int decimals, int
 }
 
 /* A string cut to prec bytes and padded to width, as printf's "%-*.*s". */
-static void text_str(struct sbuf *b, const char *s, int prec, int width)
+UTIL_HOT static void text_str(struct sbuf *b, const char *s, int prec, int width)
 {
     text_pad(b, s, strnlen(s, (size_t)prec), width);
 }
 
 /* A value as pre, the number (decimals < 0: an integer) in width columns, post; or the brief marker
  * right-aligned in marker columns, so that columns stay aligned. */
-static void text_val(struct sbuf *b, const struct value *v, const char *pre, int width, int decimals, const char *post,
+UTIL_HOT static void text_val(struct sbuf *b, const struct value *v, const char *pre, int width, int decimals, const char *post,
                      int marker)
 {
     if (v->state == VS_OK) {
@@ -84,19 +84,19 @@ static void text_val(struct sbuf *b, const struct value *v, const char *pre, int
     }
 }
 
-static void text_int(struct sbuf *b, long long i, int width)
+UTIL_HOT static void text_int(struct sbuf *b, long long i, int width)
 {
     struct value v = {.state = VS_OK, .u.i = i};
     text_number(b, &v, -1, width);
 }
 
-static bool text_lost(const struct value *v)
+UTIL_HOT static bool text_lost(const struct value *v)
 {
     return metric_gpu_lost(v);
 }
 
 /* Active clock event reasons but idle, comma-separated after lead. */
-static void text_reasons(struct sbuf *b, const struct value *v, const char *lead)
+UTIL_HOT static void text_reasons(struct sbuf *b, const struct value *v, const char *lead)
 {
     bool first = true;
     for (int i = 0; i < CLOCK_REASON_COUNT; i++) {
@@ -109,7 +109,7 @@ static void text_reasons(struct sbuf *b, const struct value *v, const char *lead
     }
 }
 
-static double text_mem_share(const struct value *v)
+UTIL_HOT static double text_mem_share(const struct value *v)
 {
     if (v[M_MEM_USED].state != VS_OK || v[M_MEM_TOTAL].state != VS_OK || v[M_MEM_TOTAL].u.i <= 0)
         return -1;
@@ -117,7 +117,7 @@ static double text_mem_share(const struct value *v)
 }
 
 /* GPM's SM and tensor activity get columns when some GPU of the record has them (Hopper and newer). */
-static bool text_gpm_shown(const struct record *r)
+UTIL_HOT static bool text_gpm_shown(const struct record *r)
 {
     for (unsigned g = 0; g < r->ngpus; g++)
         if (r->gpus[g].v[M_GPM_SM_ACTIVE].state == VS_OK)
@@ -125,7 +125,7 @@ static bool text_gpm_shown(const struct record *r)
     return false;
 }
 
-static void sink_text_gpu_full(const struct record_gpu *g, bool gpm, struct sbuf *b)
+UTIL_HOT static void sink_text_gpu_full(const struct record_gpu *g, bool gpm, struct sbuf *b)
 {
     const struct value *v = g->v;
     sbuf_puts(b, "  GPU ");
@@ -187,7 +187,7 @@ static void sink_text_gpu_full(const struct record_gpu *g, bool gpm, struct sbuf
 }
 
 /* The product name without "NVIDIA ", for narrow columns. */
-static const char *text_short_name(const struct value *v)
+UTIL_HOT static const char *text_short_name(const struct value *v)
 {
     if (v[M_NAME].state != VS_OK)
         return "";
@@ -195,7 +195,7 @@ static const char *text_short_name(const struct value *v)
     return strncmp(n, "NVIDIA ", 7) ? n : n + 7;
 }
 
-static void sink_text_gpu_compact(const struct record_gpu *g, bool gpm, struct sbuf *b)
+UTIL_HOT static void sink_text_gpu_compact(const struct record_gpu *g, bool gpm, struct sbuf *b)
 {
     const struct value *v = g->v;
     text_int(b, g->index, 3);
@@ -244,7 +244,7 @@ static void sink_text_gpu_compact(const struct record_gpu *g, bool gpm, struct s
     sbuf_putc(b, '\n');
 }
 
-static void text_pair(struct sbuf *b, const struct metric *m, const struct value *v)
+UTIL_HOT static void text_pair(struct sbuf *b, const struct metric *m, const struct value *v)
 {
     sbuf_puts(b, "  ");
     sbuf_puts(b, m->key);
@@ -257,7 +257,7 @@ static void text_pair(struct sbuf *b, const struct metric *m, const struct value
 }
 
 /* The host's CPU and memory; compact: shorter words, for 80 columns. */
-static void sink_text_host(const struct record *r, bool compact, struct sbuf *b)
+UTIL_HOT static void sink_text_host(const struct record *r, bool compact, struct sbuf *b)
 {
     const struct value *h = r->host;
     static const char *const words[2][4] = {{"  cpu usr ", " sys ", " iowait ", "  mem "},
@@ -277,7 +277,7 @@ static void sink_text_host(const struct record *r, bool compact, struct sbuf *b)
 }
 
 /* The columns of the widest line of b from start on (UTF-8: a character is one column). */
-static int text_widest(const struct sbuf *b, size_t start)
+UTIL_HOT static int text_widest(const struct sbuf *b, size_t start)
 {
     int widest = 0, col = 0;
     for (size_t i = start; i < b->len; i++) {
@@ -293,7 +293,7 @@ static int text_widest(const struct sbuf *b, size_t start)
 /* Fits the lines of b from start on into width columns: a line of
  * key=value pairs is broken between pairs (the rest indented), any other
  * line is cut at the width. */
-static void text_fit(struct sbuf *b, size_t start, int width, bool pairs)
+UTIL_HOT static void text_fit(struct sbuf *b, size_t start, int width, bool pairs)
 {
     struct sbuf out;
     sbuf_init(&out);
@@ -332,7 +332,7 @@ static void text_fit(struct sbuf *b, size_t start, int width, bool pairs)
 
 static void sink_text_render(const struct sink *s, const struct record *r, bool compact, struct sbuf *b);
 
-static void sink_text_record(const struct sink *s, const struct record *r, struct sbuf *b)
+UTIL_HOT static void sink_text_record(const struct sink *s, const struct record *r, struct sbuf *b)
 {
     size_t start = b->len;
     sink_text_render(s, r, false, b);
@@ -346,7 +346,7 @@ static void sink_text_record(const struct sink *s, const struct record *r, struc
         text_fit(b, start, s->width, s->custom_fields);
 }
 
-static void sink_text_render(const struct sink *s, const struct record *r, bool compact, struct sbuf *b)
+UTIL_HOT static void sink_text_render(const struct sink *s, const struct record *r, bool compact, struct sbuf *b)
 {
     char ts[32];
     compact = compact && !s->custom_fields;

@@ -125,14 +125,14 @@ void sbuf_free(struct sbuf *b)
     sbuf_init(b);
 }
 
-void sbuf_reset(struct sbuf *b)
+UTIL_HOT void sbuf_reset(struct sbuf *b)
 {
     b->len = 0;
     if (b->data)
         b->data[0] = '\0';
 }
 
-void sbuf_grow(struct sbuf *b, size_t extra)
+UTIL_HOT void sbuf_grow(struct sbuf *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap)
         return;
@@ -143,7 +143,7 @@ void sbuf_grow(struct sbuf *b, size_t extra)
     b->cap = cap;
 }
 
-void sbuf_puts(struct sbuf *b, const char *s)
+UTIL_HOT void sbuf_puts(struct sbuf *b, const char *s)
 {
     size_t n = strlen(s);
     if (b->len + n + 1 > b->cap)
@@ -164,14 +164,14 @@ static const unsigned long long util_pow10_u[20] = {
     10000000000000000000ull};
 
 /* Decimal digits of v: from its bit length (log10(2) ~ 1233 / 4096), one comparison to correct. */
-static unsigned util_digit_count(unsigned long long v)
+UTIL_HOT static unsigned util_digit_count(unsigned long long v)
 {
     unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233u >> 12;
     return t + (v >= util_pow10_u[t]);
 }
 
 /* Writes the n lowest digits of v (zero-padded) ending at end. */
-static void util_digits(char *end, unsigned long long v, unsigned n)
+UTIL_HOT static void util_digits(char *end, unsigned long long v, unsigned n)
 {
     while (n >= 2 && v > 0xFFFFFFFFull) {
         end -= 2;
@@ -190,7 +190,7 @@ static void util_digits(char *end, unsigned long long v, unsigned n)
         *--end = (char)('0' + w % 10);
 }
 
-size_t util_fmt_uint(char *out, unsigned long long v)
+UTIL_HOT size_t util_fmt_uint(char *out, unsigned long long v)
 {
     if (v < 10) {
         out[0] = (char)('0' + v);
@@ -205,7 +205,7 @@ size_t util_fmt_uint(char *out, unsigned long long v)
     return n;
 }
 
-size_t util_fmt_int(char *out, long long v)
+UTIL_HOT size_t util_fmt_int(char *out, long long v)
 {
     if (v >= 0)
         return util_fmt_uint(out, (unsigned long long)v);
@@ -228,7 +228,7 @@ size_t util_fmt_int(char *out, long long v)
 static const double util_pow10[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
 /* The fast path of both spellings: signed_zero writes the sign of a negative that rounds to zero. */
-static size_t util_fixed(char *out, double v, int decimals, bool signed_zero)
+UTIL_HOT static size_t util_fixed(char *out, double v, int decimals, bool signed_zero)
 {
 #if FLT_EVAL_METHOD == 0
     if (decimals < 0 || decimals > 9)
@@ -272,17 +272,17 @@ static size_t util_fixed(char *out, double v, int decimals, bool signed_zero)
 #endif
 }
 
-size_t util_fmt_fixed(char *out, double v, int decimals)
+UTIL_HOT size_t util_fmt_fixed(char *out, double v, int decimals)
 {
     return util_fixed(out, v, decimals, true);
 }
 
-size_t util_fmt_decimal(char *out, double v, int decimals)
+UTIL_HOT size_t util_fmt_decimal(char *out, double v, int decimals)
 {
     return decimals > 6 ? 0 : util_fixed(out, v, decimals, false);   /* more: printf's, as always */
 }
 
-void sbuf_put_int(struct sbuf *b, long long v)
+UTIL_HOT void sbuf_put_int(struct sbuf *b, long long v)
 {
     if (b->len + 21 > b->cap)
         sbuf_grow(b, 20);
@@ -290,7 +290,7 @@ void sbuf_put_int(struct sbuf *b, long long v)
     b->data[b->len] = '\0';
 }
 
-void sbuf_put_fixed(struct sbuf *b, double v, int decimals)
+UTIL_HOT void sbuf_put_fixed(struct sbuf *b, double v, int decimals)
 {
     if (b->len + UTIL_FMT_ROOM + 1 > b->cap)
         sbuf_grow(b, UTIL_FMT_ROOM);
@@ -333,14 +333,14 @@ void util_cond_init_monotonic(pthread_cond_t *cv)
     pthread_condattr_destroy(&ca);
 }
 
-uint64_t util_mono_ns(void)
+UTIL_HOT uint64_t util_mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void util_next_deadline(uint64_t *next, uint64_t step)
+UTIL_HOT void util_next_deadline(uint64_t *next, uint64_t step)
 {
     *next += step;
     uint64_t now = util_mono_ns();
@@ -348,7 +348,7 @@ void util_next_deadline(uint64_t *next, uint64_t step)
         *next += ((now - *next) / step + 1) * step;
 }
 
-void util_rfc3339(const struct timespec *t, char out[32])
+UTIL_HOT void util_rfc3339(const struct timespec *t, char out[32])
 {
     /* the date and time of the latest second, per thread: records come many a second */
     static _Thread_local time_t last_s;
