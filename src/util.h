@@ -36,12 +36,14 @@ void xfree_pages(void *p, size_t n, size_t size);
 
 /* The code every sample runs (the sampler's readers, the host's /proc readers, the sinks' record
  * writers and their formatting, the wait and the write) is marked UTIL_HOT: the linker lays it out
- * together in one section of its own instead of among the code that runs once, so a sample, which
- * starts cold after sleeping (its code fetched from memory one miss after another), touches fewer
- * cache lines and pages of code. It changes nothing else; where the compiler cannot name sections,
- * it is nothing (docs/benchmarks.md, "in place"). */
+ * together instead of among the code that runs once, so a sample, which starts cold after sleeping
+ * (its code fetched from memory one miss after another), touches fewer cache lines and pages of code.
+ * The section is .text.hot, which the linkers' default scripts put at the front of .text, next to
+ * the rest of the sampling commands' code (CMakeLists.txt's GPUMON_HOT_SOURCES), not after all of it,
+ * where it would keep a 64 kB window of code resident of its own (fault-around; docs/benchmarks.md).
+ * It changes nothing else; where the compiler cannot name sections, it is nothing. */
 #if defined(__GNUC__) && defined(__ELF__)
-#define UTIL_HOT __attribute__((section("gpumon_hot")))
+#define UTIL_HOT __attribute__((section(".text.hot")))
 #else
 #define UTIL_HOT
 #endif

@@ -28,12 +28,22 @@
 
 #define TOP_HIST 512             /* history points per series: one per max(interval, 1 s) */
 enum top_series { TOP_S_UTIL, TOP_S_SM, TOP_S_MEM, TOP_S_POWER, TOP_S_COUNT };   /* all in % */
-/* A GPU's history. Not part of a snapshot: the collector keeps the rings, and the UI its own copy,
- * brought up to date with the points added since (a point a second) when it takes a snapshot. */
+/* A GPU's history. Not part of a snapshot: the UI keeps the rings, brought up to date when it takes a
+ * snapshot with the points the collector added since (a point a second), which the collector keeps in
+ * short rings of its own (TOP_RECENT points: a UI that falls further behind, its terminal stalled
+ * for over a minute, shows the points it missed as unknown). */
 struct top_hist {
     float v[TOP_S_COUNT][TOP_HIST];   /* NAN where unknown */
     unsigned n;                       /* points pushed so far; the newest is at (n - 1) % TOP_HIST */
 };
+#define TOP_RECENT 64
+struct top_recent {
+    float v[TOP_S_COUNT][TOP_RECENT];
+    unsigned n;                       /* points pushed so far, as top_hist's n */
+};
+/* Brings the UI's ring to up to the collector's: the points it still has, and those it no longer has
+ * as unknown (NAN). */
+void top_hist_catch_up(struct top_hist *to, const struct top_recent *from);
 
 #define TOP_MAX_VERDICTS 6
 struct top_verdict {

@@ -37,7 +37,7 @@ struct top_collector {
     struct diag *diag;
     struct top_proc_cache *procs;
     struct top_snap work;             /* built here, then swapped with pub */
-    struct top_hist *hist;            /* per GPU position; changed under mu only (the UI copies from it) */
+    struct top_recent *hist;          /* per GPU position; changed under mu only (the UI copies from it) */
     float (*point)[TOP_S_COUNT];      /* per GPU position: the point the next publication pushes */
     bool push;                        /* whether it does */
     struct top_collect_acc *acc;
@@ -295,9 +295,9 @@ static void *top_collect_main(void *arg)
         top_collect_build(c, &rec, t0);
         pthread_mutex_lock(&c->mu);
         for (unsigned g = 0; c->push && g < c->nhist && g < rec.ngpus; g++) {
-            struct top_hist *h = &c->hist[g];
+            struct top_recent *h = &c->hist[g];
             for (int s = 0; s < TOP_S_COUNT; s++)
-                h->v[s][h->n % TOP_HIST] = c->point[g][s];
+                h->v[s][h->n % TOP_RECENT] = c->point[g][s];
             h->n++;
         }
         c->work.gen = ++c->seq;
@@ -361,6 +361,21 @@ void top_collect_set_tree(struct top_collector *c, bool tree)
     atomic_store(&c->tree, tree);
 }
 
+void top_hist_catch_up(struct top_hist *to, const struct top_recent *from)
+{
+    if (from->n < to->n)   /* never, as the collector counts: start over */
+        to->n = 0;
+    unsigned kept = from->n < TOP_RECENT ? 0 : from->n - TOP_RECENT;   /* the oldest point it still has */
+    if (kept > to->n)
+        to->n = kept - to->n > TOP_HIST ? kept - TOP_HIST : to->n;
+    for (; to->n < kept; to->n++)
+        for (int s = 0; s < TOP_S_COUNT; s++)
+            to->v[s][to->n % TOP_HIST] = NAN;
+    for (; to->n < from->n; to->n++)
+        for (int s = 0; s < TOP_S_COUNT; s++)
+            to->v[s][to->n % TOP_HIST] = from->v[s][to->n % TOP_RECENT];
+}
+
 bool top_collect_take(struct top_collector *c, struct top_snap *dst, struct top_hist **hist, unsigned *nhist)
 {
     bool newer = false;
@@ -375,15 +390,8 @@ bool top_collect_take(struct top_collector *c, struct top_snap *dst, struct top_
             memset(*hist + *nhist, 0, (c->nhist - *nhist) * sizeof **hist);
             *nhist = c->nhist;
         }
-        for (unsigned g = 0; g < c->nhist; g++) {   /* the points added since: one a second, usually */
-            struct top_hist *to = &(*hist)[g];
-            const struct top_hist *from = &c->hist[g];
-            if (from->n - to->n >= TOP_HIST || from->n < to->n)
-                memcpy(to, from, sizeof *to);
-            for (; to->n < from->n; to->n++)
-                for (int s = 0; s < TOP_S_COUNT; s++)
-                    to->v[s][to->n % TOP_HIST] = from->v[s][to->n % TOP_HIST];
-        }
+        for (unsigned g = 0; g < c->nhist; g++)   /* the points added since: one a second, usually */
+            top_hist_catch_up(&(*hist)[g], &c->hist[g]);
         for (unsigned g = 0; g < dst->ngpus; g++)
             dst->gpus[g].hist = g < *nhist ? &(*hist)[g] : NULL;
     }
