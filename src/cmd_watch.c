@@ -5,7 +5,8 @@
  * each record whole, and takes its signals between samples (sig.h):
  * SIGINT/SIGTERM finish after the current record and exit 0 (one that
  * arrived during start-up ends it before the first sample), SIGHUP reopens
- * the --output file for logrotate.
+ * the --output file for logrotate; without one it is the terminal hanging up,
+ * and ends it as SIGTERM does (writes to a hung-up terminal fail for good).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +47,8 @@ const struct cmd_entry cmd_watch_entry = {
     .summary = "sample GPUs and print or log records (the default)",
     .about = "Sample every GPU through NVML and print or log timestamped status.",
     .opts = (const struct opt *const[]){watch_opts, cmd_nvml_opts, NULL},
-    .notes = "SIGINT and SIGTERM end it after the current record (exit 0); SIGHUP reopens --output.",
+    .notes = "SIGINT and SIGTERM end it after the current record (exit 0); SIGHUP reopens --output (without\n"
+             "--output it is the terminal hanging up, and ends it too).",
     .signals = watch_signals,
     .exec = cmd_watch,
 };
@@ -88,15 +90,17 @@ static int watch_set(void *ctx, int key, const char *v)
 }
 
 /* Takes the signals that arrived until deadline (0: those pending now):
- * SIGHUP reopens the output (logrotate moved it; a new file gets the
- * sink's header). Returns true when asked to stop. */
-UTIL_HOT static bool watch_signals_until(struct sink *sk, struct out *out, struct sbuf *b, uint64_t deadline)
+ * SIGHUP reopens the --output file (logrotate moved it; a new file gets the
+ * sink's header); records to standard output have no file to reopen, and
+ * there it is the terminal hanging up. Returns true when asked to stop. */
+UTIL_HOT static bool watch_signals_until(const struct watch_opts *o, struct sink *sk, struct out *out,
+                                         struct sbuf *b, uint64_t deadline)
 {
     for (;;) {
         int sig = sig_wait(watch_signals, deadline, NULL);
         if (sig == 0)
             return false;
-        if (sig != SIGHUP)
+        if (sig != SIGHUP || !o->output)
             return true;
         char err[512];
         if (out_reopen(out, err, sizeof err) != 0)
@@ -130,7 +134,7 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
     uint64_t step = sampler_step_ns(smp, o->interval_ms), next = util_mono_ns();
     if (!o->output || out_is_empty(out))
         sk->ops->begin(sk, &b);
-    bool stop = watch_signals_until(sk, out, &b, 0);   /* a signal during start-up */
+    bool stop = watch_signals_until(o, sk, out, &b, 0);   /* a signal during start-up */
     for (unsigned long long n = 0; !stop; n++) {
         cmd_sample(smp, &rec, step);
         sk->width = watch_width(o);
@@ -141,7 +145,7 @@ static int watch_loop(const struct watch_opts *o, struct sampler *smp, struct si
         if (o->count && n + 1 >= o->count)
             break;
         util_next_deadline(&next, step);
-        stop = watch_signals_until(sk, out, &b, next);
+        stop = watch_signals_until(o, sk, out, &b, next);
     }
     sbuf_free(&b);
     return EXIT_OK;

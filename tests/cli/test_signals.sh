@@ -101,6 +101,18 @@ expect_eq "watch: SIGHUP at start-up, then TERM: exit" "$rc" 0
 n=$(wc -l < "$T/h.jsonl")
 [ "$n" -ge 3 ] && ok || fail "watch went on after SIGHUP at start-up: only $n records"
 
+# Without --output, SIGHUP is the terminal hanging up (writes to it would fail for good): watch ends
+# after the record, exit 0, every record it wrote whole.
+"$GPUMON" watch --interval 100ms --format jsonl --nvml "$SIM" > "$T/hup-stdout.jsonl" 2>/dev/null &
+pid=$!
+wait_for "records on standard output" '[ "$(lines "$T/hup-stdout.jsonl")" -ge 2 ]'
+kill -HUP $pid
+wait_for "watch to standard output ended by SIGHUP" '[ -z "$(ps -o stat= -p $pid | grep -v Z)" ]' 60
+[ -n "$(ps -o stat= -p $pid | grep -v Z)" ] && kill -TERM $pid   # it did not: end it, the test has failed
+wait $pid; rc=$?
+expect_eq "watch to standard output: SIGHUP ends it" "$rc" 0
+pycheck "$T/hup-stdout.jsonl" 'assert len(recs) >= 2, len(recs)'
+
 # SIGINT to the whole process group (as a terminal's Ctrl-C) while run's
 # command waits at its start gate: the command ends by it (130), never "the
 # child ended early". set -m puts the job in its own group, as a terminal does.
