@@ -82,7 +82,7 @@ UTIL_HOT void sampler_read_clock_now(struct sampler_gpu *g, nvmlClockType_t type
 
 /* ---- identity, read once ---- */
 
-UTIL_HOT void sampler_read_identity(struct sampler_gpu *g)
+void sampler_read_identity(struct sampler_gpu *g)
 {
     g->name_rc = nvml.nvmlDeviceGetName ? nvml.nvmlDeviceGetName(g->h, g->name, sizeof g->name) : MISSING;
     g->uuid_rc = nvml.nvmlDeviceGetUUID ? nvml.nvmlDeviceGetUUID(g->h, g->uuid, sizeof g->uuid) : MISSING;
@@ -213,7 +213,7 @@ UTIL_HOT static nvmlReturn_t fetch_samples(const struct read_ctx *c)
     return g->samples_rc = NVML_SUCCESS;
 }
 
-UTIL_HOT void sampler_prime_samples(struct sampler_gpu *g)
+void sampler_prime_samples(struct sampler_gpu *g)
 {
     struct read_ctx c = {g, NULL, UINT64_MAX, M_UTIL_SAMPLES};
     g->samples_tick = 0;
