@@ -155,18 +155,21 @@ const char *cmd_nvml_failure(void)
     return cmd_nvml_why;
 }
 
-int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
+/* --sim's library and --scenario's file, found and checked; the scenario goes to the environment the
+ * simulator reads. A frame of its own, gone before dlopen: its 13 kB of paths would otherwise lie under
+ * the library's loading and the simulator's start, and top's stack peaked there (8 kB more resident).
+ * Returns 0 with *lib the library's path (malloc'ed; NULL: o's --nvml or the default), or an exit code. */
+static __attribute__((noinline)) int cmd_nvml_paths(const struct cmd_nvml_opts *o, char **lib)
 {
-    cmd_nvml_why[0] = 0;
     char sim[PATH_MAX], scen[PATH_MAX];
-    const char *path = o->nvml_path;
-    if (o->sim && !path) {
+    *lib = NULL;
+    if (o->sim && !o->nvml_path) {
         if (!cmd_find_sim(sim, sizeof sim)) {
             fprintf(stderr, "gpumon: --sim: the simulated NVML library was not found next to gpumon (sim/) "
                     "or in %s; build it (cmake --build build) or give --nvml PATH\n", GPUMON_SIM_INSTALLED);
             return EXIT_NO_LIBRARY;
         }
-        path = sim;
+        *lib = xstrdup(sim);
     }
     if (o->scenario) {
         char err[PATH_MAX + 128];
@@ -175,16 +178,30 @@ int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
             fprintf(stderr, "gpumon: --scenario: no scenario file \"%s\" (%sgive a path, or a bundled name "
                     "such as healthy or input-bound)\n", util_short(o->scenario, shorter),
                     strlen(o->scenario) >= PATH_MAX ? "the path is too long; " : "");
+            free(*lib);
             return EXIT_USAGE;
         }
         if (cmd_check_scenario(scen, err, sizeof err) != 0) {
             fprintf(stderr, "gpumon: --scenario: %s\n", err);
+            free(*lib);
             return EXIT_USAGE;
         }
         setenv("GPUMON_SIM_SCENARIO", scen, 1);
     }
+    return 0;
+}
+
+int cmd_open_nvml(const struct cmd_nvml_opts *o, bool require_gpu)
+{
+    cmd_nvml_why[0] = 0;
+    char *lib;
+    int rc = cmd_nvml_paths(o, &lib);
+    if (rc != 0)
+        return rc;
     struct nvml_failure why;
-    if (nvml_open(path, &why) != 0) {
+    int opened = nvml_open(lib ? lib : o->nvml_path, &why);
+    free(lib);
+    if (opened != 0) {
         const char *sc = getenv("GPUMON_SIM_SCENARIO");
         if (why.sim_invalid) {
             /* the simulator printed the file, line and problem just above */
