@@ -19,6 +19,7 @@
 #include "sim_model.h"
 #include "sim_signal.h"
 
+#include <limits.h>
 #include <string.h>
 
 #define GPM_MIN_PAIR_US 100000LL
@@ -122,9 +123,14 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
         double u = (double)(h % 1000u) / 999.0;
         scramble = h & 0x100000u ? 0.1 + 0.6 * u : 1.5 + 1.5 * u;
     }
+    unsigned int ids[NVML_GPM_METRIC_MAX];
+    double values[NVML_GPM_METRIC_MAX];
+    for (unsigned int i = 0; i < metricsGet->numMetrics; i++)   /* an id past max: not modelled (UINT_MAX) */
+        ids[i] = metricsGet->metrics[i].metricId < max ? metricsGet->metrics[i].metricId : UINT_MAX;
+    sim_model_gpm(a->gpu, ids, metricsGet->numMetrics, a->t_us, b->t_us, values);
     for (unsigned int i = 0; i < metricsGet->numMetrics; i++) {
         nvmlGpmMetric_t *m = &metricsGet->metrics[i];
-        double v = m->metricId < max ? sim_model_gpm(a->gpu, m->metricId, a->t_us, b->t_us) : -1.0;
+        double v = values[i];
 
         m->metricInfo.shortName = m->metricInfo.longName = m->metricInfo.unit = NULL;
         if (v < 0) {

@@ -292,19 +292,32 @@ unsigned int sim_model_rate(unsigned int gpu, int type, long long now_us, long l
     return n ? (unsigned int)((sum + n / 2) / n) : 0;
 }
 
-/* GPM values at one instant, by NVML_GPM_METRIC_* id; -1 for an id not modelled. */
-static double model_gpm_point(unsigned int gpu, unsigned int id, long long t)
-{
-    int has;
-    double v, gr, sm, tensor;
+/* What bounds every GPM metric at one instant: graphics-engine activity, SM activity, any tensor. */
+struct model_gpm_base {
+    double gr, sm, tensor;
+};
 
 #define GPM_SIG(m, dflt) ((v = model_raw(gpu, (m), t, &has)), has ? v : (dflt))
-    gr = GPM_SIG(SIM_M_GPM_GRAPHICS, sim_model_metric(gpu, SIM_M_UTIL_GPU, t));
-    sm = fmin(GPM_SIG(SIM_M_GPM_SM, 0.8 * gr), gr);
-    tensor = fmin(GPM_SIG(SIM_M_GPM_TENSOR, 0.4 * sm), sm);
+
+static void model_gpm_base(unsigned int gpu, long long t, struct model_gpm_base *b)
+{
+    int has;
+    double v;
+
+    b->gr = GPM_SIG(SIM_M_GPM_GRAPHICS, sim_model_metric(gpu, SIM_M_UTIL_GPU, t));
+    b->sm = fmin(GPM_SIG(SIM_M_GPM_SM, 0.8 * b->gr), b->gr);
+    b->tensor = fmin(GPM_SIG(SIM_M_GPM_TENSOR, 0.4 * b->sm), b->sm);
+}
+
+/* GPM values at one instant t whose base is b, by NVML_GPM_METRIC_* id; -1 for an id not modelled. */
+static double model_gpm_point(unsigned int gpu, unsigned int id, long long t, const struct model_gpm_base *b)
+{
+    int has;
+    double v, sm = b->sm, tensor = b->tensor;
+
     switch (id) {
     case NVML_GPM_METRIC_GRAPHICS_UTIL:
-        return gr;
+        return b->gr;
     case NVML_GPM_METRIC_SM_UTIL:
         return sm;
     case NVML_GPM_METRIC_SM_OCCUPANCY:
@@ -340,19 +353,29 @@ static double model_gpm_point(unsigned int gpu, unsigned int id, long long t)
     default:
         return -1.0;
     }
-#undef GPM_SIG
 }
 
-double sim_model_gpm(unsigned int gpu, unsigned int id, long long t1_us, long long t2_us)
+#undef GPM_SIG
+
+void sim_model_gpm(unsigned int gpu, const unsigned int *ids, unsigned int n, long long t1_us, long long t2_us,
+                   double *out)
 {
     enum { POINTS = 8 };
-    double sum = 0.0, v;
 
-    for (int i = 0; i < POINTS; i++) {
-        v = model_gpm_point(gpu, id, t1_us + (long long)((t2_us - t1_us) * (i + 0.5) / POINTS));
-        if (v < 0)
-            return -1.0;
-        sum += v;
+    for (unsigned int j = 0; j < n; j++)
+        out[j] = 0.0;
+    for (int i = 0; i < POINTS; i++) {   /* the base once an instant, for all the metrics asked */
+        long long t = t1_us + (long long)((t2_us - t1_us) * (i + 0.5) / POINTS);
+        struct model_gpm_base b;
+
+        model_gpm_base(gpu, t, &b);
+        for (unsigned int j = 0; j < n; j++) {
+            double v = out[j] < 0 ? -1.0 : model_gpm_point(gpu, ids[j], t, &b);
+
+            out[j] = v < 0 ? -1.0 : out[j] + v;
+        }
     }
-    return sum / POINTS;
+    for (unsigned int j = 0; j < n; j++)
+        if (out[j] >= 0)
+            out[j] /= POINTS;
 }

@@ -48,7 +48,9 @@ unsigned long long sim_model_sample_ts(long long k);
  */
 unsigned int sim_model_rate(unsigned int gpu, int type, long long now_us, long long *k_hi);
 
-/* Mean of GPM metric id (NVML_GPM_METRIC_*) over scenario time [t1, t2]; -1 when not modelled. */
-double sim_model_gpm(unsigned int gpu, unsigned int id, long long t1_us, long long t2_us);
+/* Means of the GPM metrics ids[0..n) (NVML_GPM_METRIC_*) over scenario time [t1, t2], each from 8 instants
+ * (what bounds them all worked out once an instant), in out[0..n); -1 for one not modelled. */
+void sim_model_gpm(unsigned int gpu, const unsigned int *ids, unsigned int n, long long t1_us, long long t2_us,
+                   double *out);
 
 #endif
