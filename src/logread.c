@@ -16,7 +16,7 @@
  * side that waits is woken with half a ring of work, not line by line.
  *
  * A reader thread costs a ring of LOGREAD_SLOTS slots and a second parser
- * (some 1.5 MB with 8-GPU records), and diagnose may read hundreds of
+ * (about 1.2 MiB more per 8-GPU log), and diagnose may read hundreds of
  * logs at once: only logread_threads() logs read ahead at a time, the
  * first opened (GPUMON_LOG_THREADS, default LOGREAD_THREADS; 0: none).
  * The others are read by the caller alone, in the same code with a ring

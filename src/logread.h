@@ -41,7 +41,7 @@ void logread_close(struct logread *lr);
 /* Reader threads (logread.c): at most n logs open at once read ahead in a thread of their own, the first
  * opened; the others are read by the caller alone (the same records, errors and warnings, one core).
  * 0: none. GPUMON_LOG_THREADS sets it for diagnose, report and compare (cmd_log_reader). */
-#define LOGREAD_THREADS 8
+#define LOGREAD_THREADS 16
 void logread_threads_set(unsigned n);
 unsigned logread_threads(void);
 /* Whether lr was given a reader thread when it opened. */
