@@ -20,8 +20,8 @@
  * logs at once: only logread_threads() logs read ahead at a time, the
  * first opened (GPUMON_LOG_THREADS, default LOGREAD_THREADS; 0: none).
  * The others are read by the caller alone, in the same code with a ring
- * of two slots (the record held and the next) and one parser, so memory
- * stays flat however many logs are open.
+ * of two slots (the record held and the next) and one parser, so the
+ * threads and their rings stop growing past that many logs.
  */
 #include "logread.h"
 
