@@ -17,6 +17,10 @@ The log is watch's exact format: one real `gpumon watch --format jsonl`
 record of the simulated 8xH200 node is the template, and per-second values
 (utilization swinging, memory, temperature, power, throttle bits) are
 templated into it. Needs Debian's python3-pandas (use /usr/bin/python3).
+Diagnose reads one log ahead in a thread of its own beside the analysis (both
+cores parse); each round also times it with GPUMON_LOG_THREADS=0 (no reader
+thread: one core), and with BEFORE=DIR a build to compare with (the same log,
+alternating).
 Usage: bench/diagnose_cost.py [BUILD_DIR] [HOURS] [ROUNDS]   (defaults: build 24 3)
 """
 import ctypes, json, os, re, statistics, subprocess, sys, tempfile, time
@@ -25,6 +29,7 @@ build = sys.argv[1] if len(sys.argv) > 1 else "build"
 hours = float(sys.argv[2]) if len(sys.argv) > 2 else 24
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 gpumon = os.path.abspath(os.path.join(build, "gpumon"))
+before = os.path.abspath(os.path.join(os.environ["BEFORE"], "gpumon")) if os.environ.get("BEFORE") else None
 here = os.path.dirname(os.path.abspath(__file__))
 scenario = os.path.join(here, "..", "examples", "scenarios", "idle-8xh200.scn")
 tmp = tempfile.mkdtemp(prefix="gpumon-bench-")
@@ -161,11 +166,14 @@ reader = "simdjson" if probe.returncode == 0 else "cJSON"
 why = "" if probe.returncode == 0 else " (%s)" % probe.stderr.strip().split(": ", 1)[-1]
 print("reader: %s%s" % (reader, why))
 
-d_runs, p_runs, z_runs = [], [], []
+d_runs, p_runs, z_runs, t_runs, b_runs = [], [], [], [], []
 for r in range(rounds):   # alternating, so that a neighbour's load falls on each alike
     d_runs.append(timed([gpumon, "diagnose", day, "--format", "json"]))
     p_runs.append(timed(["/usr/bin/python3", script, day]))
     z_runs.append(timed([gpumon, "diagnose", packed, "--format", "json"]))
+    t_runs.append(timed([gpumon, "diagnose", day, "--format", "json"], env={"GPUMON_LOG_THREADS": "0"}))
+    if before:
+        b_runs.append(timed([before, "diagnose", day, "--format", "json"]))
 c_run = timed([gpumon, "diagnose", day, "--format", "json"], env={"GPUMON_LOG_READER": "cjson"})
 h_run = timed([gpumon, "diagnose", hour, "--format", "json"])
 d_wall, d_cpu, d_rss = median(d_runs, 0), median(d_runs, 1), max(r[2] for r in d_runs)
@@ -176,6 +184,11 @@ print("medians of %d alternating rounds:" % rounds)
 print(row % ("gpumon diagnose (%s, %g h log)" % (reader, hours), d_wall, d_cpu, d_rss / 1024))
 print(row % ("pandas, same statistics", p_wall, p_cpu, p_rss / 1024))
 print(row % ("gpumon diagnose (%s, %g h log, .zst)" % (reader, hours), z_wall, z_cpu, z_rss / 1024))
+print(row % ("  the same, GPUMON_LOG_THREADS=0 (no thread)", median(t_runs, 0), median(t_runs, 1),
+             max(r[2] for r in t_runs) / 1024))
+if before:
+    print(row % ("  the build before (BEFORE=%s)" % os.environ["BEFORE"], median(b_runs, 0), median(b_runs, 1),
+                 max(r[2] for r in b_runs) / 1024))
 print(row % ("gpumon diagnose (cJSON, %g h log, one run)" % hours, c_run[0], c_run[1], c_run[2] / 1024))
 print(row % ("gpumon diagnose (%s, 1 h log, one run)" % reader, h_run[0], h_run[1], h_run[2] / 1024))
 print("  %-44s %7.0f MB/s (cJSON: %.0f MB/s)" % ("diagnose throughput, plain JSON Lines", size / 1e6 / d_wall,
@@ -186,6 +199,13 @@ best = lambda runs: min(r[0] for r in runs)   # the least disturbed round of eac
 print("best rounds: diagnose %.2f s (%.0f MB/s), pandas %.2f s, .zst %.2f s: %.1fx faster than pandas, .zst %.2fx "
       "plain per record" % (best(d_runs), size / 1e6 / best(d_runs), best(p_runs), best(z_runs),
                             best(p_runs) / best(d_runs), best(z_runs) / best(d_runs)))
+print("reader thread: used (one log; GPUMON_LOG_THREADS=0 leaves it out: %.2fx the wall time, %.1fx faster than "
+      "pandas; best rounds %.2f s, %.1fx)%s" % (median(t_runs, 0) / d_wall, p_wall / median(t_runs, 0), best(t_runs),
+                                                best(p_runs) / best(t_runs),
+                                                "" if not before else "; the build before: %.2f s median (%.1fx "
+                                                "pandas), best %.2f s (%.1fx)" % (
+                                                    median(b_runs, 0), p_wall / median(b_runs, 0), best(b_runs),
+                                                    best(p_runs) / best(b_runs))))
 print("ratio: diagnose (%s) is %.1fx faster than pandas (wall), %.1fx less CPU, %.0fx less memory; "
       "its RSS on %g h vs 1 h: %.2f vs %.2f MiB; .zst per record vs plain: %.2fx wall, %.2fx CPU" % (
           reader, p_wall / d_wall, p_cpu / d_cpu, p_rss / d_rss, hours, d_rss / 1024, h_run[2] / 1024, z_wall / d_wall,

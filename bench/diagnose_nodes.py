@@ -7,7 +7,9 @@ host name (a UTS namespace per node, as root; else the hostname field is
 rewritten), 15 nodes training at ~93% and node-07 at ~55% (the slow node),
 then times `gpumon diagnose` of all 16 together: wall and CPU time and peak
 RSS (GNU time), at two log lengths (memory must not grow with the log) and at
-2, 4, 8 and 16 nodes (memory grows with the GPUs), and checks what the whole
+2, 4, 8 and 16 nodes (memory grows with the GPUs), the 16 long logs again with a
+reader thread for the first 8 only (GPUMON_LOG_THREADS=8; by default the first
+16 have one) and with none (=0), and checks what the whole
 job's diagnosis says: 128 GPUs in 16 nodes, node-07 the slow node on each of
 its 8 GPUs and no other, the others healthy.
 
@@ -65,11 +67,13 @@ def record(tmp, records, parallel=NODES, nodes=NODES, gpus=8):
     return paths
 
 
-def diagnose(paths, fmt="text"):
-    """(stdout, wall s, CPU s, peak RSS MiB) of one diagnose run."""
+def diagnose(paths, fmt="text", threads=None):
+    """(stdout, wall s, CPU s, peak RSS MiB) of one diagnose run (threads: GPUMON_LOG_THREADS, None: the
+    default, 16)."""
+    env = dict(os.environ, **({"GPUMON_LOG_THREADS": str(threads)} if threads is not None else {}))
     t0 = time.monotonic()
     p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", gpumon, "diagnose", "--format", fmt] + paths,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
     if p.returncode != 0:
         sys.exit("diagnose failed (%d): %s" % (p.returncode, p.stderr[-2000:]))
@@ -77,9 +81,9 @@ def diagnose(paths, fmt="text"):
     return p.stdout, wall, float(user) + float(sys_), int(rss) / 1024
 
 
-def best(paths, runs=3):
+def best(paths, runs=3, threads=None):
     """The run with the least CPU of `runs` (the machine is shared); its RSS is the peak of all."""
-    rs = [diagnose(paths) for _ in range(runs)]
+    rs = [diagnose(paths, threads=threads) for _ in range(runs)]
     out, wall, cpu, _ = min(rs, key=lambda r: r[2])
     return out, wall, cpu, max(r[3] for r in rs)
 
@@ -104,6 +108,10 @@ def main():
         records = NODES * long_
         print("diagnose, 16 nodes x %d records (128 GPUs, %d records): wall %.2f s, CPU %.2f s (%.1f us per 8-GPU "
               "record), peak RSS %.1f MiB" % (long_, records, wall, cpu, cpu / records * 1e6, rss))
+        for threads in (NODES // 2, 0):   # a reader thread for half the logs, and none
+            _, wall_t, cpu_t, rss_t = best(logs_l, threads=threads)
+            print("  the same, GPUMON_LOG_THREADS=%d: wall %.2f s, CPU %.2f s, peak RSS %.1f MiB"
+                  % (threads, wall_t, cpu_t, rss_t))
         out_s, wall_s, cpu_s, rss_s = best(logs_s)
         print("diagnose, 16 nodes x %d records: wall %.2f s, CPU %.2f s, peak RSS %.1f MiB" % (short, wall_s, cpu_s, rss_s))
         print("a log %.0fx longer: CPU %.1fx, peak RSS %.2fx (memory does not grow with the log)"

@@ -57,8 +57,8 @@ int cmd_compare_load(const char *cmd, const char *path, struct compare_run **out
 bool cmd_find_part(const char *in_build, const char *installed, char *out, size_t len);
 /* The log reader's fast path for the commands that read logs (diagnose, report, compare): the simdjson
  * module (logread_simd.h) loaded and used when it is there; GPUMON_LOG_READER=cjson leaves it out,
- * =simdjson requires it. Returns 0, or an exit status after saying why (simdjson required and missing,
- * an unknown value). */
+ * =simdjson requires it; GPUMON_LOG_THREADS=N sets logread_threads() (logread.h). Returns 0, or an exit
+ * status after saying why (simdjson required and missing, an unknown value). */
 int cmd_log_reader(const char *cmd);
 
 /* ---- the NVML options ---- */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "exitcodes.h"
+#include "logread.h"
 #include "logread_simd.h"
 #include "logsrc.h"
 #include "nvml.h"
@@ -351,6 +352,18 @@ int cmd_log_reader(const char *cmd)
     if (done)
         return status;
     done = true;
+    const char *threads = getenv("GPUMON_LOG_THREADS");
+    if (threads && threads[0]) {   /* how many logs read ahead in a thread of their own (logread.h) */
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(threads, &end, 10);
+        if (*end || errno || threads[0] < '0' || threads[0] > '9' || n > 4096) {
+            fprintf(stderr, "gpumon %s: GPUMON_LOG_THREADS=%.100s: give a number of logs from 0 (no reader "
+                    "threads) to 4096\n", cmd, threads);
+            return status = EXIT_USAGE;
+        }
+        logread_threads_set((unsigned)n);
+    }
     const char *want = getenv("GPUMON_LOG_READER");
     char err[PATH_MAX + 256];
     if (want && strcmp(want, "cjson") == 0)

@@ -14,6 +14,14 @@
  * where the order checks run (a record whose time goes back is skipped
  * and counted); a line's error is reported when the caller reaches it. A
  * side that waits is woken with half a ring of work, not line by line.
+ *
+ * A reader thread costs a ring of LOGREAD_SLOTS slots and a second parser
+ * (about 1.2 MiB more per 8-GPU log), and diagnose may read hundreds of
+ * logs at once: only logread_threads() logs read ahead at a time, the
+ * first opened (GPUMON_LOG_THREADS, default LOGREAD_THREADS; 0: none).
+ * The others are read by the caller alone, in the same code with a ring
+ * of two slots (the record held and the next) and one parser, so the
+ * threads and their rings stop growing past that many logs.
  */
 #include "logread.h"
 
@@ -29,6 +37,7 @@
 #include "util.h"
 
 #define LOGREAD_SLOTS 16
+#define LOGREAD_CALLER_SLOTS 2          /* a log without a reader thread: the record held, and the next */
 #define LOGREAD_AHEAD 3                 /* lines the reader keeps read and not taken, for the caller to take */
 _Static_assert(LOGSRC_PAD >= LOGREAD_SIMD_PAD, "the lines of logsrc carry simdjson's padding");
 
@@ -71,9 +80,10 @@ struct logread {
     /* The reader thread fills slots ahead of the caller: produced and
      * consumed count slots; the caller holds slot (consumed - 1) % N.
      * States and counters change under mu. */
-    struct logread_slot slots[LOGREAD_SLOTS];
+    struct logread_slot *slots;
+    unsigned nslots;                /* LOGREAD_SLOTS with a reader thread, else LOGREAD_CALLER_SLOTS */
     pthread_t thread;
-    bool started, stop;
+    bool threaded, started, stop;   /* threaded: it holds one of logread_threads()'s places */
     bool reader_waits, caller_waits;    /* signal only a thread that sleeps */
     unsigned long long produced, consumed;
     unsigned raw;                   /* produced slots read and not taken */
@@ -83,6 +93,29 @@ struct logread {
 };
 
 static const struct logread_simd_ops *logread_simd_ops_used;
+static unsigned logread_thread_max = LOGREAD_THREADS;
+static unsigned logread_thread_used;       /* logs open with a reader thread (under logread_thread_mu) */
+static pthread_mutex_t logread_thread_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void logread_threads_set(unsigned n)
+{
+    pthread_mutex_lock(&logread_thread_mu);
+    logread_thread_max = n;
+    pthread_mutex_unlock(&logread_thread_mu);
+}
+
+unsigned logread_threads(void)
+{
+    pthread_mutex_lock(&logread_thread_mu);
+    unsigned n = logread_thread_max;
+    pthread_mutex_unlock(&logread_thread_mu);
+    return n;
+}
+
+bool logread_threaded(const struct logread *lr)
+{
+    return lr->threaded;
+}
 
 void logread_simd_use(const struct logread_simd_ops *ops)
 {
@@ -150,7 +183,14 @@ int logread_open(struct logread **out, const char *path, char *err, size_t errle
     lr->src = src;
     lr->path = xstrdup(path);
     lr->simd_ops = logread_simd_ops_used;
-    logread_ctx_init(lr, &lr->reader);
+    pthread_mutex_lock(&logread_thread_mu);   /* a place for a reader thread, if one is left */
+    lr->threaded = logread_thread_used < logread_thread_max;
+    logread_thread_used += lr->threaded;
+    pthread_mutex_unlock(&logread_thread_mu);
+    lr->nslots = lr->threaded ? LOGREAD_SLOTS : LOGREAD_CALLER_SLOTS;
+    lr->slots = xcalloc(lr->nslots, sizeof *lr->slots);
+    if (lr->threaded)
+        logread_ctx_init(lr, &lr->reader);
     logread_ctx_init(lr, &lr->caller);
     pthread_mutex_init(&lr->mu, NULL);
     pthread_cond_init(&lr->more, NULL);
@@ -220,7 +260,7 @@ static void logread_slot_parse(struct logread *lr, struct logread_ctx *cx, struc
 static struct logread_slot *logread_take(struct logread *lr)
 {
     for (unsigned long long i = lr->consumed; i < lr->produced; i++) {
-        struct logread_slot *sl = &lr->slots[i % LOGREAD_SLOTS];
+        struct logread_slot *sl = &lr->slots[i % lr->nslots];
         if (sl->state == LOGREAD_RAW) {
             sl->state = LOGREAD_TAKEN;
             lr->raw--;
@@ -242,14 +282,14 @@ static void logread_parse_taken(struct logread *lr, struct logread_ctx *cx, stru
 /* Whether a line can be read now: a free slot, the log not at its end, no thread reading (under mu). */
 static bool logread_can_read(const struct logread *lr)
 {
-    return !lr->eof && !lr->reading && lr->produced + 1 < lr->consumed + LOGREAD_SLOTS;
+    return !lr->eof && !lr->reading && lr->produced + 1 < lr->consumed + lr->nslots;
 }
 
 /* Reads the next line into the next free slot, holding the log for it (called and returning under mu,
  * which it releases meanwhile); then wakes the other thread if it waits for work. */
 static void logread_read_next(struct logread *lr)
 {
-    struct logread_slot *sl = &lr->slots[lr->produced % LOGREAD_SLOTS];
+    struct logread_slot *sl = &lr->slots[lr->produced % lr->nslots];
     lr->reading = true;
     pthread_mutex_unlock(&lr->mu);
     bool end = logread_read(lr, sl);
@@ -296,16 +336,18 @@ static void *logread_main(void *arg)
 
 int logread_next(struct logread *lr, struct record *rec, char *err, size_t errlen)
 {
-    if (!lr->started) {
-        if (pthread_create(&lr->thread, NULL, logread_main, lr) != 0) {
-            snprintf(err, errlen, "%s: cannot start the reader thread", lr->path);
-            return -1;
+    if (lr->threaded && !lr->started) {
+        lr->started = pthread_create(&lr->thread, NULL, logread_main, lr) == 0;
+        if (!lr->started) {   /* the caller reads it alone, as a log past logread_threads() */
+            pthread_mutex_lock(&logread_thread_mu);
+            logread_thread_used--;
+            pthread_mutex_unlock(&logread_thread_mu);
+            lr->threaded = false;
         }
-        lr->started = true;
     }
     pthread_mutex_lock(&lr->mu);
-    if (lr->consumed > 0 && lr->slots[(lr->consumed - 1) % LOGREAD_SLOTS].status != 1) {
-        struct logread_slot *last = &lr->slots[(lr->consumed - 1) % LOGREAD_SLOTS];
+    if (lr->consumed > 0 && lr->slots[(lr->consumed - 1) % lr->nslots].status != 1) {
+        struct logread_slot *last = &lr->slots[(lr->consumed - 1) % lr->nslots];
         pthread_mutex_unlock(&lr->mu);   /* called again after the end or an error */
         if (last->status < 0)
             snprintf(err, errlen, "%s", last->err);
@@ -313,9 +355,9 @@ int logread_next(struct logread *lr, struct record *rec, char *err, size_t errle
     }
     for (;;) {
         /* the slot held since the last call is free; wake a waiting reader once half the ring is */
-        if (lr->reader_waits && !lr->eof && lr->consumed + LOGREAD_SLOTS - 1 - lr->produced >= LOGREAD_SLOTS / 2)
+        if (lr->reader_waits && !lr->eof && lr->consumed + lr->nslots - 1 - lr->produced >= lr->nslots / 2)
             pthread_cond_signal(&lr->room);
-        struct logread_slot *sl = &lr->slots[lr->consumed % LOGREAD_SLOTS];
+        struct logread_slot *sl = &lr->slots[lr->consumed % lr->nslots];
         while (lr->produced == lr->consumed || sl->state != LOGREAD_READY) {
             struct logread_slot *raw = logread_take(lr);
             if (raw) {   /* rather than wait, parse the oldest line nobody has taken */
@@ -388,11 +430,17 @@ void logread_close(struct logread *lr)
         pthread_mutex_unlock(&lr->mu);
         pthread_join(lr->thread, NULL);
     }
+    if (lr->threaded) {   /* its place, whether it started or not */
+        pthread_mutex_lock(&logread_thread_mu);
+        logread_thread_used--;
+        pthread_mutex_unlock(&logread_thread_mu);
+    }
     logsrc_close(lr->src);
-    for (int i = 0; i < LOGREAD_SLOTS; i++) {
+    for (unsigned i = 0; i < lr->nslots; i++) {
         logread_tree_free(&lr->slots[i].tree);
         free(lr->slots[i].line);
     }
+    free(lr->slots);
     logread_tree_free(&lr->direct);
     struct logread_ctx *cx[2] = {&lr->reader, &lr->caller};
     for (int i = 0; i < 2; i++)

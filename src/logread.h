@@ -38,6 +38,15 @@ const char *logread_warning(const struct logread *lr);
 const char *logread_skipped(struct logread *lr);
 void logread_close(struct logread *lr);
 
+/* Reader threads (logread.c): at most n logs open at once read ahead in a thread of their own, the first
+ * opened; the others are read by the caller alone (the same records, errors and warnings, one core).
+ * 0: none. GPUMON_LOG_THREADS sets it for diagnose, report and compare (cmd_log_reader). */
+#define LOGREAD_THREADS 16
+void logread_threads_set(unsigned n);
+unsigned logread_threads(void);
+/* Whether lr was given a reader thread when it opened. */
+bool logread_threaded(const struct logread *lr);
+
 /* Parses one line (without its newline) into rec; for tests and fuzzing.
  * Returns 0, or -1 with a message (no file or line prefix). */
 int logread_parse(struct logread *lr, const char *line, size_t len, struct record *rec, char *err, size_t errlen);

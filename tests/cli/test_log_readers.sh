@@ -4,12 +4,16 @@
 # or with cJSON alone (=cjson): watch logs of every kind of scenario, a run log with steps, a compressed
 # log, and a log of edge cases that mixes lines simdjson takes with lines it leaves to cJSON (-0, CRLF,
 # long numbers, escapes, non-UTF-8, repeated keys), then bad lines (each error's message), a torn last
-# line and records whose time goes back. Without simdjson: =simdjson is refused, saying why.
+# line and records whose time goes back; the same again without reader threads (GPUMON_LOG_THREADS=0) and
+# with one for the first log only (=1). Without simdjson: =simdjson is refused, saying why.
 . "$(dirname "$0")/lib.sh"
 
 out=$(GPUMON_LOG_READER=bogus "$GPUMON" diagnose /dev/null 2>&1); rc=$?
 expect_eq "GPUMON_LOG_READER=bogus: status" "$rc" 2
 expect_match "GPUMON_LOG_READER=bogus: message" "$out" "give cjson, simdjson or auto"
+out=$(GPUMON_LOG_THREADS=-1 "$GPUMON" diagnose /dev/null 2>&1); rc=$?
+expect_eq "GPUMON_LOG_THREADS=-1: status" "$rc" 2
+expect_match "GPUMON_LOG_THREADS=-1: message" "$out" "give a number of logs from 0"
 if [ ! -e "$BUILD/gpumon-simdjson.so" ]; then
   out=$(GPUMON_LOG_READER=simdjson "$GPUMON" diagnose /dev/null 2>&1); rc=$?
   expect_eq "no simdjson: =simdjson refused" "$rc" 1
@@ -77,6 +81,13 @@ both() {
   expect_eq "$what: status" "$rc2" "$rc1"
   cmp -s "$T/c.out" "$T/s.out" && ok || fail "$what: stdout differs ($(diff "$T/c.out" "$T/s.out" | head -5))"
   cmp -s "$T/c.err" "$T/s.err" && ok || fail "$what: stderr differs ($(diff "$T/c.err" "$T/s.err" | head -5))"
+  local n  # and without reader threads, or with one for the first log only: the same again
+  for n in 0 1; do
+    GPUMON_LOG_THREADS=$n "$GPUMON" "$@" < "${IN:-/dev/null}" > "$T/t.out" 2> "$T/t.err"; local rc3=$?
+    expect_eq "$what: status, GPUMON_LOG_THREADS=$n" "$rc3" "$rc1"
+    cmp -s "$T/c.out" "$T/t.out" && ok || fail "$what: stdout differs, GPUMON_LOG_THREADS=$n"
+    cmp -s "$T/c.err" "$T/t.err" && ok || fail "$what: stderr differs, GPUMON_LOG_THREADS=$n"
+  done
 }
 # reports: the same HTML from both readers
 report() {

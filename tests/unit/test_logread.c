@@ -3,7 +3,8 @@
  * available", the errors map (lost, no permission), processes and XIDs,
  * a record written by the jsonl sink reads back to the same line, a torn
  * last line is a warning and a bad line elsewhere an error naming it;
- * times of gpumon's own form read as timegm reads them.
+ * times of gpumon's own form read as timegm reads them; with or without
+ * reader threads, logs read at once give every record in order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -254,6 +255,106 @@ static void test_files(void **state)
     assert_non_null(strstr(err, "cannot open log /nonexistent/log.jsonl"));
 }
 
+/* A log of n records, record k at 21:00:00 + k s with utilization k % 101 (empty lines between some); bad:
+ * the line of that record is not JSON (0: none); back: that record's time goes back 10 s (0: none). */
+static char *write_records(int n, int bad, int back)
+{
+    size_t cap = (size_t)n * 160 + 1;
+    char *text = malloc(cap);
+    size_t used = 0;
+    assert_non_null(text);
+    for (int k = 1; k <= n; k++) {
+        int t = k == back ? k - 10 : k;
+        if (k == bad)
+            used += (size_t)snprintf(text + used, cap - used, "{\"timestamp\":\"2026-11-29T21:00:00Z\",\"gpus\":[\n");
+        else
+            used += (size_t)snprintf(text + used, cap - used, "{\"timestamp\":\"2026-11-29T%02d:%02d:%02d.000Z\","
+                                     "\"gpus\":[{\"index\":0,\"utilization.gpu\":%d}]}\n%s", 21 + t / 3600,
+                                     t / 60 % 60, t % 60, k % 101, k % 7 == 0 ? "\n" : "");
+    }
+    char *path = strdup(write_tmp(text));
+    free(text);
+    return path;
+}
+
+/* The reader threads (logread_threads_set): with none, one for the first of three logs open at once, or
+ * one for each, interleaved reads give every record once, in order, each with its own values; the bad
+ * line's error at the same record with the same message; the same skipped-record warning. */
+static void test_threads(void **state)
+{
+    (void)state;
+    enum { N = 300, LOGS = 3 };
+    char *paths[LOGS] = {write_records(N, 0, 0), write_records(N, 0, 77), write_records(N, 200, 0)};
+    char first_err[512] = "", first_skip[1024] = "";
+    static const unsigned settings[] = {0, 1, LOGREAD_THREADS, 0};
+    for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+        logread_threads_set(settings[s]);
+        assert_int_equal(logread_threads(), settings[s]);
+        struct logread *lr[LOGS];
+        char err[512];
+        int got[LOGS], seen[LOGS] = {0};
+        for (int i = 0; i < LOGS; i++) {
+            assert_int_equal(logread_open(&lr[i], paths[i], err, sizeof err), 0);
+            assert_int_equal(logread_threaded(lr[i]), (unsigned)i < settings[s]);
+            got[i] = 1;
+        }
+        for (int live = LOGS; live > 0;) {
+            live = 0;
+            for (int i = 0; i < LOGS; i++) {
+                if (got[i] != 1)
+                    continue;
+                struct record r;
+                err[0] = '\0';
+                got[i] = logread_next(lr[i], &r, err, sizeof err);
+                if (got[i] == 1) {
+                    seen[i]++;
+                    int k = seen[i] + (i == 1 && seen[i] >= 77);   /* log 1 skips record 77 */
+                    assert_int_equal(r.time.tv_sec % 3600, k % 3600);
+                    assert_int_equal(r.ngpus, 1);
+                    assert_int_equal(r.gpus[0].v[M_UTIL_GPU].u.i, k % 101);
+                    live++;
+                } else if (got[i] < 0) {
+                    assert_int_equal(i, 2);
+                    assert_int_equal(seen[i], 199);
+                    assert_non_null(strstr(err, ":228: "));   /* 199 records and 28 empty lines before it */
+                    if (!first_err[0])
+                        snprintf(first_err, sizeof first_err, "%s", err);
+                    assert_string_equal(err, first_err);
+                    assert_int_equal(logread_next(lr[i], &r, err, sizeof err), -1);   /* again: the same */
+                    assert_string_equal(err, first_err);
+                }
+            }
+        }
+        assert_int_equal(got[0], 0);
+        assert_int_equal(got[1], 0);
+        assert_int_equal(seen[0], N);
+        assert_int_equal(seen[1], N - 1);
+        assert_null(logread_skipped(lr[0]));
+        assert_non_null(logread_skipped(lr[1]));
+        if (!first_skip[0])
+            snprintf(first_skip, sizeof first_skip, "%s", logread_skipped(lr[1]));
+        assert_string_equal(logread_skipped(lr[1]), first_skip);
+        assert_non_null(strstr(first_skip, "1 record was skipped: its time goes back (the first at line 87,"));
+        for (int i = 0; i < LOGS; i++)
+            logread_close(lr[i]);
+    }
+    /* a log closed unread gives its place back */
+    logread_threads_set(1);
+    struct logread *a, *b;
+    char err[512];
+    assert_int_equal(logread_open(&a, paths[0], err, sizeof err), 0);
+    assert_true(logread_threaded(a));
+    logread_close(a);
+    assert_int_equal(logread_open(&b, paths[0], err, sizeof err), 0);
+    assert_true(logread_threaded(b));
+    logread_close(b);
+    logread_threads_set(LOGREAD_THREADS);
+    for (int i = 0; i < LOGS; i++) {
+        unlink(paths[i]);
+        free(paths[i]);
+    }
+}
+
 /* Times in gpumon's own form are read without sscanf and timegm: the same seconds as timegm gives, over
  * years from 0 to 9999, every month, days past a month's end (they run on into the next) and second 60. */
 static void test_times(void **state)
@@ -298,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
