@@ -327,11 +327,13 @@ void top_out_line(int y, const unsigned char *b, size_t n, bool send)
 #define TOP_OUT_SAME(k) (!memcmp(&r[k], &old[k], sizeof r[k]))
     while (last >= 0 && r[last].n == 1 && r[last].b[0] == ' ' && r[last].st == TOP_ST_NORMAL)
         last--;   /* the line's last cell that is not a plain blank */
-    for (int x = 0; send && x < nc;) {
-        if (TOP_OUT_SAME(x)) {
+    for (int x = 0; send; x++) {
+        while (x + 16 <= nc && !memcmp(&r[x], &old[x], 16 * sizeof *r))
+            x += 16;   /* equal cells, 16 at a time */
+        while (x < nc && TOP_OUT_SAME(x))
             x++;
-            continue;
-        }
+        if (x >= nc)
+            break;
         int s = x, e = x;
         if (s > 0 && old[s].w == 0)
             s--;   /* over half a wide character: from its first half */
@@ -354,7 +356,7 @@ void top_out_line(int y, const unsigned char *b, size_t n, bool send)
         }
         if (e >= s)   /* at the margin, where it goes next is the terminal's */
             top_out.cx = e + 1 < nc ? e + 1 : -1;
-        x = e + 1;
+        x = e;
         if (eol) {
             top_out_style(TOP_ST_NORMAL);
             top_out_add(top_out.el, strlen(top_out.el));
