@@ -13,8 +13,9 @@
  * cursor home and the attributes normal, where curses believes them to
  * be. It is used only where that is exactly what curses would show: a
  * hidden cursor, absolute addressing, no automatic margin or one with the
- * xenl glitch (the last column can be written), every attribute a style
- * needs present and no ncv; elsewhere curses draws as before. Curses still
+ * xenl glitch (the last column can be written), no magic cookies, every
+ * attribute a style needs present and no ncv; elsewhere curses draws as
+ * before. Curses still
  * draws the first frame and every frame after a resize or a suspend
  * (clearing the screen, as its copy of the screen is stale), and the copy
  * here is laid out from the same operations.
@@ -86,7 +87,7 @@ bool top_out_open(const short *fg, const short *bg, const unsigned long *attr, b
                *setab = top_out_str("setab");
     top_out.cup = top_out_str("cup");
     top_out.el = top_out_str("el");
-    if (!top_out.cup || !sgr0 || (tigetflag("am") > 0 && tigetflag("xenl") <= 0) ||
+    if (!top_out.cup || !sgr0 || (tigetflag("am") > 0 && tigetflag("xenl") <= 0) || tigetnum("xmc") > 0 ||
         (color && (!setaf || !setab || tigetnum("ncv") > 0)))
         return false;
     static const struct {
@@ -94,6 +95,10 @@ bool top_out_open(const short *fg, const short *bg, const unsigned long *attr, b
         const char *cap;
     } attrs[] = {{A_BOLD, "bold"}, {A_DIM, "dim"}, {A_REVERSE, "rev"}, {A_UNDERLINE, "smul"}};
     for (int s = 0; s < TOP_ST_COUNT; s++) {
+        if (attr[s] & ~(unsigned long)(A_BOLD | A_DIM | A_REVERSE | A_UNDERLINE)) {
+            top_out_close();   /* an attribute not done here: curses draws */
+            return false;
+        }
         top_out_cap(&top_out.style[s], &top_out.stylen[s], sgr0);
         if (color && op)
             top_out_cap(&top_out.style[s], &top_out.stylen[s], op);
