@@ -149,8 +149,6 @@ int top_term_open(char *why, size_t len);
  * error. Safe to call twice; also run at exit() while the terminal is taken. */
 void top_term_close(void);
 bool top_term_utf8(void);
-/* After SIGWINCH: the terminal's new size. */
-void top_term_resize(void);
 /* The descriptor that becomes readable on a key. */
 int top_term_input_fd(void);
 /* The descriptor that becomes readable on a message to standard error; -1 when it is not held. */
@@ -159,9 +157,12 @@ int top_term_message_fd(void);
  * complete line goes to last (unchanged when none). Returns true when
  * there was one. */
 bool top_term_messages(char *last, size_t len);
-/* A frame: top_frame_begin, then the top_put* and top_fill calls, then top_frame_end hands curses the
- * lines whose calls differ from the previous frame's (each cleared first; every line after a resize or
- * top_term_open), and the caller refreshes. Lines not drawn are blank. */
+/* After a suspend (Ctrl-Z) or a resize: the terminal's size, and the next frame drawn whole. */
+void top_term_repaint(void);
+/* A frame: top_frame_begin, then the top_put* and top_fill calls, then top_frame_end sends the lines
+ * whose calls differ from the previous frame's (top_out.c; through curses, each line cleared first,
+ * where that cannot be used, and for the first frame and the one after a resize or a suspend, which
+ * curses draws whole). Lines not drawn are blank. */
 void top_frame_begin(void);
 void top_frame_end(void);
 /* Draws s at (y, x), at most w columns (UTF-8 aware; control bytes as '?'), in style st. Returns columns used. */
@@ -173,6 +174,32 @@ void top_put_levels(int y, int x, const unsigned char *lv, int w, enum top_style
 void top_put_right(int y, int x, int w, const char *s, enum top_style st);
 /* Fills w columns at (y, x) with blanks in style st. */
 void top_fill(int y, int x, int w, enum top_style st);
+
+/* A frame's operations on one line, as top_term.c records them: a struct top_op, then its n bytes
+ * (text, levels; a fill has none). */
+enum { TOP_OP_TEXT = 1, TOP_OP_UTF8, TOP_OP_LEVELS, TOP_OP_FILL };
+struct top_op {
+    unsigned char op, st;
+    short x;
+    unsigned short n;                 /* bytes that follow (text, levels) or columns (a fill) */
+};
+
+/* ---- frames written without curses' update (top_out.c) ---- */
+
+/* Whether this terminal can take them (then true, with the styles' strings made from fg, bg (-1: the
+ * default) and attr, colours when color); call with curses started, the cursor hidden. */
+bool top_out_open(const short *fg, const short *bg, const unsigned long *attr, bool color);
+void top_out_close(void);
+bool top_out_on(void);
+/* The screen's size: what it shows is not known until the next frame curses draws whole. */
+void top_out_size(int nlines, int ncols);
+/* Line y is now ops (n bytes): sent (what differs from what the terminal shows) when send, else only
+ * noted (curses draws it). */
+void top_out_line(int y, const unsigned char *ops, size_t n, bool send);
+/* Curses has drawn a frame: the cursor is home and the attributes normal. */
+void top_out_synced(void);
+/* Writes the frame's output, leaving the cursor home and the attributes normal. */
+void top_out_flush(void);
 
 /* ---- graphs (top_graph.c) ---- */
 

@@ -252,9 +252,14 @@ static enum top_style gc_verdict(const struct top_gpu *g, char *o, size_t n)
             top_copy(o, n, rule_table[v->rule].id);
         return top_severity_style(v->rule);
     }
-    if (g->have_stats && !g->stats.enough)
-        snprintf(o, n, "judging (%.0f/%.0f s)", g->stats.span_s, g->stats.window_s);
-    else
+    if (g->have_stats && !g->stats.enough) {   /* "judging (%.0f/%.0f s)" */
+        char t[80], *e = t;
+        memcpy(e, "judging (", 9), e += 9;
+        e = top_d0(e, g->stats.span_s), *e++ = '/';
+        e = top_d0(e, g->stats.window_s);
+        memcpy(e, " s)", 3), e += 3;
+        top_cell(o, n, t, e);
+    } else
         top_copy(o, n, g->have_stats ? "-" : "judging");
     return TOP_ST_DIM;
 }
@@ -411,8 +416,16 @@ static void top_draw_history(struct top_ui *ui, int y0, int rows)
         float last = g->hist->n ? g->hist->v[series[pick[k]].s][(g->hist->n - 1) % TOP_HIST] : NAN;
         char now[16];
         top_pct(now, sizeof now, last);
-        snprintf(title, sizeof title, "GPU %u %s %s, last %.0f %s", g->rec.index, series[pick[k]].name, now,
-                 span >= 120 ? span / 60 : span, span >= 120 ? "min" : "s");
+        char t[128], *e = t;   /* "GPU %u %s %s, last %.0f %s" */
+        size_t nl = strlen(series[pick[k]].name), ml = strlen(now);
+        memcpy(e, "GPU ", 4), e += 4;
+        e = top_d0(e, g->rec.index), *e++ = ' ';
+        memcpy(e, series[pick[k]].name, nl), e += nl, *e++ = ' ';
+        memcpy(e, now, ml), e += ml;
+        memcpy(e, ", last ", 7), e += 7;
+        e = top_d0(e, span >= 120 ? span / 60 : span);
+        memcpy(e, span >= 120 ? " min" : " s", span >= 120 ? 4 : 2), e += span >= 120 ? 4 : 2;
+        top_cell(title, sizeof title, t, e);
         top_put(y0, x, w, title, TOP_ST_MARK);
         top_graph_area(y0 + 1, x, w, rows, g->hist, series[pick[k]].s, per, series[pick[k]].st);
     }

@@ -84,9 +84,14 @@ void top_graph_area(int y, int x, int w, int rows, const struct top_hist *h, enu
     unsigned char lv[512];
     w = w > 512 ? 512 : w;
     top_graph_columns(col, w, h, series, per);
-    for (int c = 0; c < w; c++)
+    int most = 0;
+    for (int c = 0; c < w; c++) {
         total[c] = top_graph_total(col[c], rows);
+        most = total[c] > most ? total[c] : most;
+    }
     for (int r = 0; r < rows; r++) {
+        if (most <= (rows - 1 - r) * 8)
+            continue;   /* nothing reaches this row: its cells would all be blank, which are not drawn */
         for (int c = 0; c < w; c++)
             lv[c] = (unsigned char)top_graph_eighths(total[c], rows - 1 - r);
         top_put_levels(y + r, x, lv, w, st);

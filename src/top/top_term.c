@@ -15,10 +15,13 @@
  * purpose (a monitor must not cost what it watches): a frame is first
  * written down as the operations drawn on each line (text, graph levels,
  * fills), and only the lines whose operations differ from the previous
- * frame's are cleared and handed to curses, so curses compares and sends
+ * frame's are sent: written straight to the terminal by top_out.c where
+ * it can (the cells of those lines that differ from what the terminal
+ * shows), else cleared and handed to curses, so curses compares and sends
  * what changed, not the whole screen; ASCII text goes to curses as ready
  * cells (chtype arrays, no multibyte decoding), graph cells as cells built
- * once, and blank graph cells are not drawn at all. A frame leaves in one
+ * once, and blank graph cells are not drawn at all. Curses draws the first
+ * frame and those after a resize or a suspend whole. A frame leaves in one
  * write: Debian's ncurses 6.4 flushes its output at every cursor move
  * until the screen has once been ended and resumed, so top_term_open does
  * that before the first frame.
@@ -50,16 +53,10 @@ static struct {
     size_t nheld, lost;
 } top_term = {.saved_err = -1, .pipe_r = -1};
 
-/* The operations drawn on each line in this frame (cur) and the previous one (prev). */
+/* The operations drawn on each line in this frame (cur) and the previous one (prev; struct top_op). */
 struct top_ops {
     unsigned char *b;
     size_t n, cap;
-};
-enum { TOP_OP_TEXT = 1, TOP_OP_UTF8, TOP_OP_LEVELS, TOP_OP_FILL };
-struct top_op {
-    unsigned char op, st;
-    short x;
-    unsigned short n;                 /* bytes that follow (text, levels) or columns (a fill) */
 };
 static struct {
     struct top_ops *cur, *prev;
@@ -173,6 +170,16 @@ int top_term_open(char *why, size_t len)
         leaveok(stdscr, TRUE);   /* the cursor is hidden: not moved back after a frame (where it can't be
                                   * hidden, e.g. vt100, it is put where the frame's last drawing left it) */
     top_term_colors();
+    if (top_term.hidden) {   /* steady frames without curses' update, where they show the same */
+        short fg[TOP_ST_COUNT], bg[TOP_ST_COUNT];
+        unsigned long attr[TOP_ST_COUNT];
+        for (int s = 0; s < TOP_ST_COUNT; s++) {
+            fg[s] = top_term_styles[s].fg, bg[s] = top_term_styles[s].bg;
+            attr[s] = top_term.color ? top_term_styles[s].color : top_term_styles[s].mono;
+        }
+        if (top_out_open(fg, bg, attr, top_term.color))
+            leaveok(stdscr, FALSE);   /* curses' frames end home, where top_out's do */
+    }
     /* ncurses 6.4 flushes at each cursor move (a write per changed piece of the screen) while the screen
      * is in its initial state, which only an end and a resume leave: before the first frame (which clears
      * the screen and draws it whole), so nothing shows */
@@ -190,6 +197,7 @@ void top_term_close(void)
     free(top_frame.cur);
     free(top_frame.prev);
     memset(&top_frame, 0, sizeof top_frame);
+    top_out_close();
     if (top_term.active) {
         endwin();
         delscreen(top_term.scr);
@@ -217,7 +225,7 @@ bool top_term_utf8(void)
     return top_term.utf8;
 }
 
-void top_term_resize(void)
+void top_term_repaint(void)
 {
     struct winsize ws;
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
@@ -350,6 +358,8 @@ void top_frame_begin(void)
         top_frame.cur = xcalloc((size_t)top_frame.nlines + 1, sizeof *top_frame.cur);
         top_frame.prev = xcalloc((size_t)top_frame.nlines + 1, sizeof *top_frame.prev);
         top_frame.all = true;
+        if (top_out_on())
+            top_out_size(top_frame.nlines, top_frame.ncols);
     }
     for (int y = 0; y < top_frame.nlines; y++)
         top_frame.cur[y].n = 0;
@@ -425,17 +435,32 @@ static void top_ops_draw(int y, const struct top_ops *o)
 
 void top_frame_end(void)
 {
+    bool out = top_out_on(), direct = out && !top_frame.all;
     for (int y = 0; y < top_frame.nlines; y++) {
         struct top_ops *c = &top_frame.cur[y], *p = &top_frame.prev[y];
-        if (top_frame.all || c->n != p->n || (c->n && memcmp(c->b, p->b, c->n)))
+        bool changed = top_frame.all || c->n != p->n || (c->n && memcmp(c->b, p->b, c->n));
+        if (changed && !direct)
             top_ops_draw(y, c);
+        if (changed && out)
+            top_out_line(y, c->b, c->n, direct);
         struct top_ops t = *c;
         *c = *p;
         *p = t;
     }
-    top_frame.all = false;
-    if (!top_term.hidden)
+    if (direct) {
+        top_out_flush();
+        return;
+    }
+    if (out) {   /* curses' copy of the screen is stale: it clears it and draws the frame whole */
+        clearok(curscr, TRUE);
+        move(0, 0);
+    } else if (!top_term.hidden) {
         move(top_frame.cy, top_frame.cx);
+    }
+    top_frame.all = false;
+    refresh();
+    if (out)
+        top_out_synced();
 }
 
 int top_put(int y, int x, int w, const char *s, enum top_style st)

@@ -185,6 +185,53 @@ expect_eq "200x60: eight process lines" "$(printf '%s\n' "$s" | grep -cE '^ +910
 expect_match "200x60: SM share per process" "$s" "PID USER +GPU GPU MEM +SM% +CPU%"
 expect_match "UTF-8: block graphs" "$s" "█"
 expect_match "colours when NO_COLOR is not set" "$(tm capture-pane -e -p -t wide)" $'\e\\[(3[0-7]|4[0-7])m'
+# The frames top writes itself (top_out.c) show what curses shows: paused, the screen as they left it
+# against curses' whole redraw after a resize, cell by cell with colours and attributes.
+keys wide p
+expect_screen wide "PAUSED" "200x60: paused"
+tm capture-pane -e -p -t wide > "$T/direct"
+tm resize-window -t wide -x 50 -y 10
+expect_screen wide "terminal too small:" "200x60: resized away"
+tm resize-window -t wide -x 200 -y 60
+expect_screen wide "^q quit  \\? help" "200x60: redrawn by curses (down to its last line)"
+tm capture-pane -e -p -t wide > "$T/curses"
+cells() {   # cells FILE: a capture-pane -e as cells (a character, its colours and attributes), one line a row
+  "$PY" - "$1" <<'PYEOF'
+import re, sys
+rows, st = [], {}
+for line in open(sys.argv[1], encoding="utf-8").read().split("\n"):
+    row = []
+    for tok in re.findall(r"\x1b\[[0-9;]*m|.", line):
+        if not tok.startswith("\x1b["):   # a blank shows only its background, reverse and underline
+            row.append((tok, tuple(sorted(st.items() if tok != " " else
+                                          ((k, v) for k, v in st.items() if k in ("bg", "7", "4"))))))
+            continue
+        for p in (tok[2:-1] or "0").split(";"):
+            p = int(p or 0)
+            if p == 0:
+                st = {}
+            elif 30 <= p <= 37 or 40 <= p <= 47:
+                st["fg" if p < 40 else "bg"] = p
+            elif p in (39, 49):
+                st.pop("fg" if p == 39 else "bg", None)
+            elif p in (22, 24, 27):
+                for k in {22: ("1", "2"), 24: ("4",), 27: ("7",)}[p]:
+                    st.pop(k, None)
+            else:
+                st[str(p)] = 1
+    while row and row[-1] == (" ", ()):
+        row.pop()
+    rows.append(row)
+while rows and not rows[-1]:
+    rows.pop()
+for row in rows:
+    print(row)
+PYEOF
+}
+cells "$T/direct" > "$T/direct.cells"
+cells "$T/curses" > "$T/curses.cells"
+expect_eq "frames written by top look as curses draws them (rows that differ)" \
+  "$(diff "$T/direct.cells" "$T/curses.cells" | grep '^[<>]' | cut -c1-300 | head -4)" ""
 kill -HUP "$(gpid wide)"
 expect_eq "SIGHUP (the terminal closed): exit 0" "$(wait_rc wide)" 0
 
