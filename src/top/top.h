@@ -193,9 +193,9 @@ void top_out_close(void);
 bool top_out_on(void);
 /* The screen's size: what it shows is not known until the next frame curses draws whole. */
 void top_out_size(int nlines, int ncols);
-/* Line y is now ops (n bytes): sent (what differs from what the terminal shows) when send, else only
- * noted (curses draws it). */
-void top_out_line(int y, const unsigned char *ops, size_t n, bool send);
+/* Line y, which shows the operations was (wn bytes: the previous frame's, drawn by curses or sent here),
+ * is now ops (n bytes): what differs is sent. */
+void top_out_line(int y, const unsigned char *was, size_t wn, const unsigned char *ops, size_t n);
 /* Curses has drawn a frame: the cursor is home and the attributes normal. */
 void top_out_synced(void);
 /* Writes the frame's output, leaving the cursor home and the attributes normal. */

@@ -5,7 +5,9 @@
  * it, hashes the whole screen for scrolling, and prices every cursor move
  * by formatting the terminfo strings of each way to get there. Here a
  * line whose operations changed (top_term.c) is laid out as cells, those
- * differing from what the terminal shows (a copy kept here) are sent with
+ * differing from what the terminal shows (the previous frame's operations
+ * on that line, laid out the same way: no copy of the screen is kept) are
+ * sent with
  * one absolute move per run of them (runs a few equal cells apart are
  * joined) and one style string per change of style (made once from
  * terminfo: sgr0 and op, then bold, dim, rev, smul, setaf and setab as
@@ -41,8 +43,8 @@ struct top_cell {
 static struct {
     bool on;
     int nl, nc;                /* lines, columns */
-    struct top_cell *scr;      /* what the terminal shows */
     struct top_cell *row;      /* the line being laid out */
+    struct top_cell *shown;    /* what the terminal shows of it (laid out from the previous frame's operations) */
     struct top_cell *blank;    /* a blank line */
     char *style[TOP_ST_COUNT];       /* each style whole: sgr0, op, its attributes and colours */
     size_t stylen[TOP_ST_COUNT];
@@ -140,8 +142,8 @@ void top_out_close(void)
         free(top_out.bg[s]);
     }
     free(top_out.op);
-    free(top_out.scr);
     free(top_out.row);
+    free(top_out.shown);
     free(top_out.blank);
     free(top_out.buf);
     memset(&top_out, 0, sizeof top_out);
@@ -310,29 +312,33 @@ static void top_out_move(int y, int x)
 
 void top_out_size(int nlines, int ncols)
 {
-    free(top_out.scr);
     free(top_out.row);
+    free(top_out.shown);
     free(top_out.blank);
     top_out.nl = nlines > 0 ? nlines : 0;
     top_out.nc = ncols > 0 ? ncols : 0;
-    top_out.scr = xcalloc((size_t)top_out.nl * (size_t)top_out.nc + 1, sizeof *top_out.scr);
     top_out.row = xcalloc((size_t)top_out.nc + 1, sizeof *top_out.row);
+    top_out.shown = xcalloc((size_t)top_out.nc + 1, sizeof *top_out.shown);
     top_out.blank = xcalloc((size_t)top_out.nc + 1, sizeof *top_out.blank);
     for (int x = 0; x < top_out.nc; x++)
         top_out.blank[x] = (struct top_cell){{' '}, 1, TOP_ST_NORMAL, 1, 0};
 }
 
-void top_out_line(int y, const unsigned char *b, size_t n, bool send)
+void top_out_line(int y, const unsigned char *was, size_t wn, const unsigned char *b, size_t n)
 {
     if (y < 0 || y >= top_out.nl || !top_out.nc)
         return;
+    top_out_layout(was, wn);   /* laid out in row, which then becomes shown */
+    struct top_cell *t = top_out.shown;
+    top_out.shown = top_out.row;
+    top_out.row = t;
     top_out_layout(b, n);
-    struct top_cell *old = top_out.scr + (size_t)y * (size_t)top_out.nc, *r = top_out.row;
+    struct top_cell *old = top_out.shown, *r = top_out.row;
     int nc = top_out.nc, last = nc - 1;
 #define TOP_OUT_SAME(k) (!memcmp(&r[k], &old[k], sizeof r[k]))
     while (last >= 0 && r[last].n == 1 && r[last].b[0] == ' ' && r[last].st == TOP_ST_NORMAL)
         last--;   /* the line's last cell that is not a plain blank */
-    for (int x = 0; send; x++) {
+    for (int x = 0;; x++) {
         while (x + 16 <= nc && !memcmp(&r[x], &old[x], 16 * sizeof *r))
             x += 16;   /* equal cells, 16 at a time */
         while (x < nc && TOP_OUT_SAME(x))
@@ -369,7 +375,6 @@ void top_out_line(int y, const unsigned char *b, size_t n, bool send)
         }
     }
 #undef TOP_OUT_SAME
-    memcpy(old, r, (size_t)nc * sizeof *r);
 }
 
 void top_out_synced(void)

@@ -441,8 +441,8 @@ void top_frame_end(void)
         bool changed = top_frame.all || c->n != p->n || (c->n && memcmp(c->b, p->b, c->n));
         if (changed && !direct)
             top_ops_draw(y, c);
-        if (changed && out)
-            top_out_line(y, c->b, c->n, direct);
+        if (changed && direct)   /* the terminal shows p: curses drew it, or top_out sent it */
+            top_out_line(y, p->b, p->n, c->b, c->n);
         struct top_ops t = *c;
         *c = *p;
         *p = t;
