@@ -17,10 +17,9 @@
  * hidden cursor, absolute addressing, no automatic margin or one with the
  * xenl glitch (the last column can be written), no magic cookies, every
  * attribute a style needs present and no ncv; elsewhere curses draws as
- * before. Curses still
- * draws the first frame and every frame after a resize or a suspend
- * (clearing the screen, as its copy of the screen is stale), and the copy
- * here is laid out from the same operations.
+ * before. Curses still draws the first frame and every frame after a
+ * resize or a suspend (clearing the screen, as its copy of the screen is
+ * stale), from the same operations that are laid out here.
  */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
