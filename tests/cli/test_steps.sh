@@ -9,8 +9,11 @@ export PYTHONPATH="$SRC/python${PYTHONPATH:+:$PYTHONPATH}"
 have_torch=0
 "$PY" -c "import torch" 2>/dev/null && have_torch=1
 # Debian 11's python3-torch 1.7.1 aborts (SIGABRT) at interpreter exit after any backward(): a training
-# script then ends with 134 whatever gpumon does, so such a torch cannot be used here.
-if [ $have_torch = 1 ] && ! "$PY" -c "import torch; torch.ones(1, requires_grad=True).sum().backward()" 2>/dev/null; then
+# script then ends with 134 whatever gpumon does, so such a torch cannot be used here. Now and then it
+# hangs there instead (its autograd threads at exit: the probe slept on until ctest's limit, seen
+# under load), so the probe has a limit of its own, and a hang counts as the abort does.
+if [ $have_torch = 1 ] && ! timeout -k 5 60 "$PY" -c "import torch; torch.ones(1, requires_grad=True).sum().backward()" \
+     2>/dev/null; then
   have_torch=3
 fi
 RUN=(run --interval 250ms --window 4s --nvml "$SIM")
