@@ -354,10 +354,8 @@ int cmd_log_reader(const char *cmd)
     done = true;
     const char *threads = getenv("GPUMON_LOG_THREADS");
     if (threads && threads[0]) {   /* how many logs read ahead in a thread of their own (logread.h) */
-        char *end;
-        errno = 0;
-        unsigned long n = strtoul(threads, &end, 10);
-        if (*end || errno || threads[0] < '0' || threads[0] > '9' || n > 4096) {
+        unsigned long long n;
+        if (util_parse_uint(threads, 4096, &n) != 0) {
             fprintf(stderr, "gpumon %s: GPUMON_LOG_THREADS=%.100s: give a number of logs from 0 (no reader "
                     "threads) to 4096\n", cmd, threads);
             return status = EXIT_USAGE;
