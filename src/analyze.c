@@ -273,7 +273,7 @@ unsigned analyze_stops_of(const struct analyzer *a, const struct analyze_gpu *g,
 }
 
 /* The history the window cannot hold: first memory use, near full since, the job's start, idle since,
- * lost since, XIDs, stops, whether notebook kernels hold the GPU. */
+ * lost since, XIDs, stops, whether notebook kernels hold the GPU, a memory repair pending since. */
 static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
                             const struct analyze_point *p)
 {
@@ -281,6 +281,14 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
         g->notebook = rg->nprocs > 0;
         for (unsigned j = 0; j < rg->nprocs && g->notebook; j++)
             g->notebook = rg->procs[j].notebook;
+    }
+    const struct value *remap = &rg->v[M_REMAP_PENDING], *retire = &rg->v[M_RETIRED_PENDING];
+    if (remap->state == VS_OK || retire->state == VS_OK) {   /* a repair waits for the GPU's next reset */
+        unsigned bits = (remap->state == VS_OK && remap->u.i ? ANALYZE_REPAIR_REMAP : 0) |
+                        (retire->state == VS_OK && retire->u.i ? ANALYZE_REPAIR_RETIRE : 0);
+        if (bits && !g->repair)
+            g->repair_since = p->t;
+        g->repair = bits;
     }
     analyze_stop(a, g, p);
     if (rg->v[M_NAME].state == VS_OK && rg->v[M_NAME].u.s) {   /* snprintf's "%s" without printf, every record */

@@ -173,6 +173,9 @@ struct analyze_gpu_stats {
     unsigned nxids;
     struct { unsigned code; unsigned long long count; double last_t; } xids[ANALYZE_MAX_XIDS];  /* in the window */
     long long ecc_uncorr_new;          /* uncorrected ECC errors counted during the window */
+    unsigned repair_pending;           /* ANALYZE_REPAIR_* at the latest record: memory repairs that wait for a
+                                        * reset (docs/nvml-facts.md, section 20) */
+    double repair_since_t;             /* when they began to wait (0: none pending) */
     /* peers (other busy GPUs of the node) */
     unsigned npeers;
     double peer_median_util;
@@ -211,6 +214,8 @@ struct analyze_stop {
                                         * NAN: it began at the first record (the time before is unknown) */
 };
 #define ANALYZE_STOPS 16               /* recent stops a GPU keeps */
+#define ANALYZE_REPAIR_REMAP 1u        /* rows pending remapping (Ampere and newer: remapped_rows.pending) */
+#define ANALYZE_REPAIR_RETIRE 2u       /* pages pending retirement (older GPUs: retired_pages.pending) */
 
 /* Whole-run figures of one GPU, computed once (analyze_summary): every summary renders this. NAN: unknown. */
 struct analyze_summary {

@@ -175,6 +175,8 @@ static void analyze_events(const struct analyzer *a, const struct analyze_gpu *g
     s->mem_high_t = g->mem_high_t;
     s->job_start_t = g->job_start_t;
     s->notebook = g->notebook;
+    s->repair_pending = g->repair;
+    s->repair_since_t = g->repair ? g->repair_since : 0;
 }
 
 /* The job's steps on this GPU, and the fastest p50 of a full window past the start-up so far; utilization

@@ -74,6 +74,16 @@ void rules_ev_ecc(const struct analyze_gpu_stats *s, const struct rule_config *c
                 s->ecc_uncorr_new == 1 ? "" : "s", s->window_s);
 }
 
+void rules_ev_reset(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
+{
+    (void)c;
+    unsigned r = s->repair_pending;
+    sbuf_printf(b, "the driver reports %s%s%s, a repair that waits for the GPU's reset (for %.0f s so far)",
+                r & ANALYZE_REPAIR_REMAP ? "rows pending remapping" : "",
+                (r & ANALYZE_REPAIR_REMAP) && (r & ANALYZE_REPAIR_RETIRE) ? " and " : "",
+                r & ANALYZE_REPAIR_RETIRE ? "pages pending retirement" : "", fmax(0, s->now - s->repair_since_t));
+}
+
 void rules_ev_oom(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b)
 {
     (void)c;

@@ -20,7 +20,7 @@ extern const char rules_doc_starving[];
 
 /* The evidence formatters of rule_table (rules_evidence.c): the figures a verdict stands on, in words. */
 #define RULES_EVIDENCE(X) \
-    X(lost) X(xid_critical) X(xid_app) X(ecc) X(oom) X(stalled) X(thermal) X(power) X(memory) X(prealloc) \
+    X(lost) X(xid_critical) X(xid_app) X(ecc) X(reset) X(oom) X(stalled) X(thermal) X(power) X(memory) X(prealloc) \
     X(slow_node) X(straggler) X(starving) X(input_wait) X(steps) X(slowing) X(slow_rank) X(plain) X(pause) X(idle)
 #define RULES_EVIDENCE_DECL(name) \
     void rules_ev_##name(const struct analyze_gpu_stats *s, const struct rule_config *c, struct sbuf *b);

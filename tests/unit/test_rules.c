@@ -250,6 +250,12 @@ static void test_gpm(void **state)
     s.stops = 1;         /* or the window holds a pause (ranks waiting on rank 0's evaluation) */
     s.stop_busy_before_s = 200;
     assert_false(holds(&s, "busy-underused"));
+    /* nor in the job's start-up: NCCL set-up and autotuning run small kernels (tests/holdout2) */
+    s = with_gpm(97, 30, 3, 10);
+    s.job_start_t = s.now - 89;          /* the window (from now - 30) reaches into its first 60 s */
+    assert_false(holds(&s, "busy-underused"));
+    s.job_start_t = s.now - 90;
+    assert_true(holds(&s, "busy-underused"));
     /* a healthy Hopper job */
     s = with_gpm(98, 85, 45, 50);
     assert_true(holds(&s, "healthy"));
@@ -315,6 +321,17 @@ static void test_events(void **state)
     s.ecc_uncorr_new = 1;
     assert_true(holds(&s, "ecc-uncorrected"));
     s.ecc_uncorr_new = 0;
+    assert_false(holds(&s, "reset-needed"));
+    s.repair_pending = ANALYZE_REPAIR_REMAP;   /* a repair waits for the reset: said after the errors' window */
+    s.repair_since_t = 900;
+    assert_true(holds(&s, "reset-needed"));
+    assert_false(holds(&s, "ecc-uncorrected"));
+    s.repair_pending = ANALYZE_REPAIR_RETIRE;
+    assert_true(holds(&s, "reset-needed"));
+    s.lost = true;                        /* a lost GPU: gpu-lost says it */
+    assert_false(holds(&s, "reset-needed"));
+    s.lost = false;
+    s.repair_pending = 0;
     s.nxids = 1;
     s.xids[0].code = 79;
     s.xids[0].count = 1;
