@@ -202,7 +202,20 @@ static void test_gpm(void **state)
     assert_false(holds(&s, "busy-underused"));
     assert_true(holds(&s, "healthy"));
     s.sm_active_mean = 20;
-    s.util_mean = 69.9;                   /* not busy by utilization: not this rule */
+    s.util_mean = 69.9;                   /* from low.util up, steady: batch-1 decoding (tests/holdout2) */
+    assert_true(holds(&s, "busy-underused"));
+    assert_false(holds(&s, "small-batch"));
+    s.idle_share = 10;                    /* swinging: the input rules' */
+    s.idle_gaps = 3;
+    s.util_peak = 90;
+    assert_false(holds(&s, "busy-underused"));
+    s.util_mean = 70;                     /* from healthy.util up, swinging or not */
+    assert_true(holds(&s, "busy-underused"));
+    s.idle_share = 0;
+    s.idle_gaps = 0;
+    s.util_mean = 50;
+    assert_true(holds(&s, "busy-underused"));
+    s.util_mean = 49.9;                   /* under low.util: small-batch's, not this rule */
     assert_false(holds(&s, "busy-underused"));
     s.util_mean = 97;
     s.gpm_covered = false;                /* GPM covers too little of the window: utilization's rules */
