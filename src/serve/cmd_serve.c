@@ -206,6 +206,7 @@ int cmd_serve(int argc, char **argv)
     struct serve_web_opts wo = {o.interval_ms, o.history_ms / 1000, o.ao.cfg.window_s, "serve", NULL, o.processes};
     st.page = serve_web_new(&wo);
     serve_collect_once(&st);
+    unsigned ngpus = st.self.gpus;   /* st.self is the collector's once it runs: read before */
     if (pthread_create(&collector, NULL, serve_collect_main, &st) != 0) {
         util_warn("cannot start the collector thread");
         rc = EXIT_RUNTIME;
@@ -219,11 +220,11 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     serve_http_describe(fd, where, sizeof where);
-    fprintf(stderr, "gpumon: serving %u GPU%s on %s://%s/metrics (every %.0f ms)\n", st.self.gpus,
-            st.self.gpus == 1 ? "" : "s", webconfig_cert(st.web) ? "https" : "http", where, o.interval_ms);
+    fprintf(stderr, "gpumon: serving %u GPU%s on %s://%s/metrics (every %.0f ms)\n", ngpus, ngpus == 1 ? "" : "s",
+            webconfig_cert(st.web) ? "https" : "http", where, o.interval_ms);
     fprintf(stderr, "gpumon: the live page is at %s://%s/ (history: %u points of %.3g s, %.1f kB in memory)\n",
             webconfig_cert(st.web) ? "https" : "http", where, serve_web_points(st.page), serve_web_step_s(st.page),
-            serve_web_ring_bytes(st.page, st.self.gpus) / 1000.0);
+            serve_web_ring_bytes(st.page, ngpus) / 1000.0);
     while (sig_wait(serve_signals, SIG_FOREVER, NULL) == SIGHUP)
         ;   /* documented as ignored */
     rc = EXIT_OK;
