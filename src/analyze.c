@@ -273,14 +273,17 @@ unsigned analyze_stops_of(const struct analyzer *a, const struct analyze_gpu *g,
 }
 
 /* The history the window cannot hold: first memory use, near full since, the job's start, idle since,
- * lost since, XIDs, stops, whether notebook kernels hold the GPU, a memory repair pending since. */
+ * lost since, XIDs, stops, whether notebook kernels or inference servers hold the GPU, a memory repair
+ * pending since. */
 static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
                             const struct analyze_point *p)
 {
     if (p->procs >= 0) {   /* the list as recorded (a log without one keeps what was known) */
-        g->notebook = rg->nprocs > 0;
-        for (unsigned j = 0; j < rg->nprocs && g->notebook; j++)
-            g->notebook = rg->procs[j].notebook;
+        g->notebook = g->server = rg->nprocs > 0;
+        for (unsigned j = 0; j < rg->nprocs; j++) {
+            g->notebook &= rg->procs[j].notebook;
+            g->server &= rg->procs[j].server;
+        }
     }
     const struct value *remap = &rg->v[M_REMAP_PENDING], *retire = &rg->v[M_RETIRED_PENDING];
     if (remap->state == VS_OK || retire->state == VS_OK) {   /* a repair waits for the GPU's next reset */
@@ -525,6 +528,7 @@ bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest 
     out->procs = p->procs;
     out->clock_held = p->reasons > 0 && (p->reasons & (int32_t)(a->thermal_mask | a->power_mask));
     out->notebook = g->notebook;
+    out->server = g->server;
     out->steps_ok = g->last_steps_ok;
     out->steps = g->last_steps;
     return true;

@@ -146,6 +146,7 @@ struct analyze_gpu_stats {
                                         * ended (or the GPU's first record); NAN: no stop, or none known */
     double busy_util;                  /* mean utilization of the window's mostly busy points; NAN: none */
     bool notebook;                     /* every process on the GPU is a notebook's kernel (ipykernel...) */
+    bool server;                       /* every process on the GPU is an inference server (tritonserver...) */
     /* memory (MiB) */
     bool mem_ok;
     double mem_total, mem_last, mem_min, mem_max, mem_slope;   /* slope: MiB per second */
@@ -265,6 +266,7 @@ struct analyze_latest {
     bool clock_held;        /* a thermal or power clock event reason active */
     int procs;              /* processes on it, -1 unknown */
     bool notebook;          /* every process on it is a notebook's kernel (the notebook-idle rule's) */
+    bool server;            /* every process on it is an inference server (the server-idle rule's) */
     bool steps_ok;          /* processes on it reported steps in that record */
     double steps;           /* steps they ended in it */
 };

@@ -155,6 +155,7 @@ struct analyze_gpu {
     struct analyze_run run;
     double best_util, best_sm, best_clock, best_wait;   /* the fastest window's (analyze_gpu_stats) */
     bool notebook;                   /* the latest process list: all notebook kernels */
+    bool server;                     /* ... all inference servers */
     unsigned repair;                 /* ANALYZE_REPAIR_* the driver reported last (a record without either
                                       * flag keeps what was known) */
     double repair_since;             /* when the current stretch of a pending repair began; 0: none */

@@ -175,6 +175,7 @@ static void analyze_events(const struct analyzer *a, const struct analyze_gpu *g
     s->mem_high_t = g->mem_high_t;
     s->job_start_t = g->job_start_t;
     s->notebook = g->notebook;
+    s->server = g->server;
     s->repair_pending = g->repair;
     s->repair_since_t = g->repair ? g->repair_since : 0;
 }

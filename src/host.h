@@ -98,12 +98,17 @@ struct host_attrib {
     char pod[37];              /* Kubernetes pod UID; "" none */
     char user[33];             /* the owner's name, or its uid when the host has no such user */
     bool notebook;             /* its command line runs a notebook's kernel (host_is_notebook_command) */
+    bool server;               /* ... an inference server (host_is_server_command) */
 };
 /* Reads the owner and the cgroup of pid under proc (NULL: /proc); false when the process cannot be seen. */
 bool host_attrib_read(const char *proc, int pid, struct host_attrib *a);
 /* Whether a command line (or a process name) runs a notebook's kernel: Jupyter, JupyterLab and VS Code
  * (ipykernel_launcher), Colab (colab_kernel_launcher), Spyder (spyder_kernels). */
 bool host_is_notebook_command(const char *cmd);
+/* Whether it runs an inference server, which idles between requests holding its model: Triton, vLLM, Text
+ * Generation Inference, TorchServe, TensorFlow Serving, SGLang, LMDeploy, TensorRT-LLM's server, Ray Serve,
+ * llama.cpp's server, Ollama. */
+bool host_is_server_command(const char *cmd);
 /* The container and pod a /proc/PID/cgroup text names (v1 or v2), or empty fields. */
 void host_parse_cgroup(const char *text, struct host_attrib *a);
 /* The real uid of a /proc/PID/status text, or -1. */

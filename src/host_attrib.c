@@ -163,6 +163,20 @@ bool host_is_notebook_command(const char *cmd)
     return false;
 }
 
+/* What an inference server runs as: its executable, or the module or subcommand that starts it. */
+static const char *const host_servers[] = {
+    "tritonserver", "vllm.entrypoints", "vllm serve", "text-generation-launcher", "text-generation-server",
+    "text_generation_server", "torchserve", "org.pytorch.serve", "tensorflow_model_server", "sglang.launch_server",
+    "lmdeploy serve", "trtllm-serve", "ray::ServeReplica", "llama-server", "ollama serve", "ollama_llama_server"};
+
+bool host_is_server_command(const char *cmd)
+{
+    for (size_t i = 0; i < sizeof host_servers / sizeof *host_servers; i++)
+        if (strstr(cmd, host_servers[i]))
+            return true;
+    return false;
+}
+
 bool host_attrib_read(const char *proc, int pid, struct host_attrib *a)
 {
     char buf[8192];
@@ -190,6 +204,7 @@ bool host_attrib_read(const char *proc, int pid, struct host_attrib *a)
             buf[i] = buf[i] ? buf[i] : ' ';
         buf[n] = '\0';
         a->notebook = host_is_notebook_command(buf);
+        a->server = host_is_server_command(buf);
     }
     return true;
 }

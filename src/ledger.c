@@ -11,8 +11,8 @@
  *     (idle, when the GPU is never used at all), unless memory is held that
  *     long without any work (stalled, as the stalled rule says); holding no
  *     memory it is idle; holding memory for stall_s it is stalled (the
- *     stalled rule), or idle for a notebook's kernel between cells (the
- *     notebook-idle rule);
+ *     stalled rule), or idle for a notebook's kernel between cells or a
+ *     server between requests (the notebook-idle and server-idle rules);
  *     otherwise, when it ends, a pause, unless an input verdict holds;
  *   - the rest is busy time: its idle part (gaps inside the interval) is
  *     input_wait when an input verdict holds and the job does not report
@@ -61,7 +61,8 @@ struct ledger_gpu {
     double busy_run;             /* busy seconds without a break of pause_s (sustained work) */
     double idle_run;             /* idle seconds since the latest busy ones */
     bool in_stretch, stretch_mem, stretch_stalled;
-    enum ledger_cause stall_as;  /* what a stretch past stall_s is: stalled, or idle for a notebook's kernel */
+    enum ledger_cause stall_as;  /* what a stretch past stall_s is: stalled, or idle (a notebook between cells,
+                                  * a server between requests) */
     double stretch_s, stretch_end;
     struct ledger_pend *pend;    /* a ring of pcap (a power of two, grown to at most LEDGER_PEND_MAX as */
     unsigned ph, pn, pcap;       /* items wait: a GPU that never waits holds none) */
@@ -255,7 +256,7 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
             g->pre_held = p->mem_held ? g->pre_held + s : 0;
             ledger_recent(l, g, p->t, LC_STARTUP, s);
             if (g->pre_held >= l->cfg.stall_s) {   /* memory held, nothing done for stall_s: stalled */
-                g->stall_as = p->notebook ? LC_IDLE : LC_STALLED;
+                g->stall_as = p->idle_by_design ? LC_IDLE : LC_STALLED;
                 ledger_add(l, g, LC_STARTUP, g->pre_pending - g->pre_held);
                 ledger_add(l, g, g->stall_as, g->pre_held);
                 g->pre_pending = g->pre_held = 0;
@@ -282,7 +283,7 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
     }
     g->stretch_s += s;
     if (g->stretch_s >= l->cfg.stall_s && p->mem_held) {   /* the stalled rule's: idle that long, memory held */
-        g->stall_as = p->notebook ? LC_IDLE : LC_STALLED;   /* a notebook between cells: notebook-idle's */
+        g->stall_as = p->idle_by_design ? LC_IDLE : LC_STALLED;   /* notebook-idle's, server-idle's */
         ledger_add(l, g, g->stall_as, g->stretch_s);
         ledger_recent(l, g, p->t, g->stall_as, s);
         g->stretch_s = 0;

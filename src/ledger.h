@@ -64,7 +64,8 @@ struct ledger_point {
     double sm_active, tensor;   /* GPM, %; NAN none */
     double energy_j;     /* the energy counter, J; NAN none */
     bool input_verdict;  /* an input verdict (input-bound, input-wait...) holds on this GPU */
-    bool notebook;       /* every process on it is a notebook's kernel: a long stop is idle, not stalled */
+    bool idle_by_design; /* every process on it is a notebook's kernel, or every one an inference server: a long
+                          * stop holding memory is idle (notebook-idle, server-idle), not stalled */
 };
 
 /* A ledger's seconds, of one GPU or of the run. */

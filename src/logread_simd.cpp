@@ -407,10 +407,10 @@ bool procs(line_state &st, element arr, struct record_gpu *g)
 {
     if (arr.type() != element_type::ARRAY)
         return false;
-    static const char *const keys[] = {"pid", "used_memory", "name", "user", "container", "pod", "notebook"};
+    static const char *const keys[] = {"pid", "used_memory", "name", "user", "container", "pod", "notebook", "server"};
     for (element p : as_array(arr)) {
-        const element *f[7] = {};
-        element store[7];
+        const element *f[8] = {};
+        element store[8];
         if (p.type() == element_type::OBJECT)
             first_of(as_object(p), keys, f, store);
         long long pid, mem;
@@ -429,6 +429,7 @@ bool procs(line_state &st, element arr, struct record_gpu *g)
         snprintf(rp->container, sizeof rp->container, "%s", ctr ? ctr : "");
         snprintf(rp->pod, sizeof rp->pod, "%s", pod ? pod : "");
         rp->notebook = f[6] && f[6]->type() == element_type::BOOL && f[6]->get_bool().value_unsafe();
+        rp->server = f[7] && f[7]->type() == element_type::BOOL && f[7]->get_bool().value_unsafe();
     }
     return true;
 }

@@ -194,6 +194,7 @@ static int logread_procs(const cJSON *arr, struct record_gpu *g, char *err, size
         snprintf(rp->container, sizeof rp->container, "%s", ctr ? ctr : "");
         snprintf(rp->pod, sizeof rp->pod, "%s", pod ? pod : "");
         rp->notebook = logread_is(logread_item(p, "notebook"), cJSON_True);
+        rp->server = logread_is(logread_item(p, "server"), cJSON_True);
     }
     return 0;
 }

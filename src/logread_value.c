@@ -158,8 +158,8 @@ void logread_record_text(const struct record *r, struct sbuf *b)
         sbuf_printf(b, "\n procs %u (+%u)", g->nprocs, g->procs_omitted);
         for (unsigned k = 0; k < g->nprocs; k++) {
             const struct record_proc *p = &g->procs[k];
-            sbuf_printf(b, " [%u %lld \"%s\" \"%s\" \"%s\" \"%s\" %u %d]", p->pid, p->used_mib, p->name, p->user,
-                        p->container, p->pod, p->kinds, p->notebook);
+            sbuf_printf(b, " [%u %lld \"%s\" \"%s\" \"%s\" \"%s\" %u %d %d]", p->pid, p->used_mib, p->name, p->user,
+                        p->container, p->pod, p->kinds, p->notebook, p->server);
         }
         sbuf_printf(b, "\n xids %u", g->nxids);
         for (unsigned k = 0; k < g->nxids; k++)

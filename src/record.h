@@ -45,6 +45,7 @@ struct record_proc {
     char pod[37];               /* Kubernetes pod UID; "" none */
     unsigned char kinds;        /* NVML_PROC_COMPUTE 1 | NVML_PROC_GRAPHICS 2: NVML's lists it is on; 0 unknown (a log) */
     bool notebook;              /* a notebook's kernel (its command line, else its name: host_is_notebook_command) */
+    bool server;                /* an inference server (the same way: host_is_server_command) */
 };
 
 #define RECORD_MAX_XIDS 16

@@ -348,10 +348,16 @@ static bool p_oom(const struct analyze_gpu_stats *s, const struct rule_config *c
     return s->exit_t > 0 && s->exit_mem_share >= T(T_OOM_MEM);
 }
 
-/* Idle that long holding memory; a notebook's kernel between cells is not hung (notebook-idle). */
+/* Idle that long holding memory; a notebook's kernel between cells is not hung (notebook-idle), nor an
+ * inference server between requests (server-idle: a blind hold-out's quiet night read stalled). */
 static bool p_stalled(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && !s->notebook;
+    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && !s->notebook && !s->server;
+}
+
+static bool p_server_idle(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && s->server && !s->notebook;
 }
 
 static bool p_notebook_idle(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -542,7 +548,7 @@ const struct rule rule_table[R_COUNT] = {
     [R_STALLED] = {.id = "stalled", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_stalled,
         .yields_to = RULE_BIT(R_GPU_LOST),
         .evidence = rules_ev_stalled, .title = "the GPU idles while holding memory",
-        .when = "the GPU is idle (under {idle.util}, or a kernel that waits: utilization busy while SM activity and DRAM are under {sm.idle}) for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and not all its processes are a notebook's kernels (notebook-idle)",
+        .when = "the GPU is idle (under {idle.util}, or a kernel that waits: utilization busy while SM activity and DRAM are under {sm.idle}) for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and its processes are not all a notebook's kernels (notebook-idle) nor all inference servers (server-idle)",
         .advice = "The job may be hung (deadlock in a collective, a stuck data loader, waiting on a dead peer): take a stack "
          "dump (py-spy dump --pid PID), check NCCL timeouts, and free the GPU if the job is dead."},
     [R_XID_APP] = {.id = "xid-app", .severity = SEV_WARNING, .needs_window = false, .applies = p_xid_app,
@@ -685,6 +691,13 @@ const struct rule rule_table[R_COUNT] = {
         .advice = "Nothing runs while the notebook waits for its next cell, but its memory stays taken and other jobs "
          "cannot use it: free what you are done with (del the tensors, then torch.cuda.empty_cache(); TensorFlow keeps "
          "it until the kernel restarts) and shut the kernel down when you are finished."},
+    [R_SERVER_IDLE] = {.id = "server-idle", .severity = SEV_INFO, .needs_window = false, .yields_to = RULE_BIT(R_GPU_LOST),
+        .applies = p_server_idle, .evidence = rules_ev_stalled,
+        .title = "an inference server holds its model, waiting for requests",
+        .when = "idle for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and every process on the GPU is an inference server (Triton, vLLM, Text Generation Inference, TorchServe, TensorFlow Serving, SGLang, LMDeploy, TensorRT-LLM, Ray Serve, llama.cpp, Ollama): no requests, not a hung job",
+        .advice = "The server keeps its model in memory to answer the next request at once. If it stays this quiet, "
+         "serve the model from fewer GPUs, share the GPU (MIG, MPS, several models per server), or scale the "
+         "deployment to zero when idle; if it should be busy, check that requests reach it."},
     [R_IDLE] = {.id = "idle", .severity = SEV_INFO, .needs_window = true, .applies = p_idle,
         .evidence = rules_ev_idle, .title = "nothing runs on the GPU",
         .when = "nothing runs: utilization mean under {idle.util}, sub-second peaks under {busy.util}, memory held under {stall.memory} and no process",

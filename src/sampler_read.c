@@ -595,6 +595,7 @@ UTIL_HOT void sampler_read_processes(const struct read_ctx *c, struct record_gpu
         snprintf(p->name, sizeof p->name, "%s", proc_name(g, i, p->pid));
         const struct host_attrib *w = &g->pname[i].who;
         p->notebook = w->notebook || host_is_notebook_command(p->name);
+        p->server = w->server || host_is_server_command(p->name);
         snprintf(p->user, sizeof p->user, "%s", w->user);
         snprintf(p->pod, sizeof p->pod, "%s", w->pod);
         if (w->container_id[0])

@@ -200,6 +200,8 @@ UTIL_HOT static void sink_jsonl_processes(const struct record_gpu *g, struct sbu
         }
         if (pr->notebook)
             sbuf_puts(b, ",\"notebook\":true");
+        if (pr->server)
+            sbuf_puts(b, ",\"server\":true");
         if (pr->used_mib < 0)
             sbuf_puts(b, ",\"used_memory\":null}");
         else {

@@ -460,6 +460,16 @@ static void test_notebook(void **state)
     rec.time.tv_sec = 5002;
     analyze_feed(a, &rec);
     assert_false(stats(a).notebook);   /* a training job beside the notebook */
+    gpus[0].procs[0].notebook = false;  /* inference servers alike (the server-idle rule's) */
+    gpus[0].procs[0].server = gpus[0].procs[1].server = true;
+    rec.time.tv_sec = 5003;
+    analyze_feed(a, &rec);
+    assert_true(stats(a).server);
+    assert_false(stats(a).notebook);
+    gpus[0].procs[1].server = false;
+    rec.time.tv_sec = 5004;
+    analyze_feed(a, &rec);
+    assert_false(stats(a).server);
     analyze_free(a);
 }
 

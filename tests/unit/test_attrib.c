@@ -173,6 +173,15 @@ static void test_framework(void **state)
     assert_true(host_is_notebook_command("python -m spyder_kernels.console -f kernel.json"));
     assert_false(host_is_notebook_command("/usr/bin/python3"));
     assert_false(host_is_notebook_command("jupyter-lab --port 8888"));
+    assert_false(at.server);
+    /* an inference server, by its executable or the module that starts it */
+    assert_true(host_is_server_command("/opt/tritonserver/bin/tritonserver --model-repository=/models"));
+    assert_true(host_is_server_command("python3 -m vllm.entrypoints.openai.api_server --model m"));
+    assert_true(host_is_server_command("/usr/bin/python3 /usr/local/bin/vllm serve meta-llama/Llama-3.1-8B"));
+    assert_true(host_is_server_command("text-generation-launcher --model-id m"));
+    assert_true(host_is_server_command("java -cp ... org.pytorch.serve.ModelServer"));
+    assert_false(host_is_server_command("python3 train.py --serve-every 100"));
+    assert_false(host_is_server_command("/usr/bin/python3"));
     struct host_sample h;
     host_init(&h);
     h.proc_path = dir;

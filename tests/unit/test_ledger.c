@@ -71,7 +71,7 @@ static void test_notebook(void **state)
     struct ledger_totals t;
     for (int i = 0; i <= 400; i++) {
         struct ledger_point p = pt(i, i >= 100 ? 1 : 0.02, true);
-        p.notebook = true;
+        p.idle_by_design = true;
         ledger_feed(l, 0, &p);
     }
     ledger_finish(l);

@@ -36,7 +36,7 @@ static const char line1[] =
     "\"errors\":{\"power.limit\":\"Insufficient Permissions\"},"
     "\"processes\":[{\"pid\":4242,\"name\":\"python3\",\"used_memory\":131000,\"user\":\"ada\","
     "\"container\":\"docker://0123456789ab\",\"pod\":\"p\",\"notebook\":true},{\"pid\":7,\"name\":\"x\","
-    "\"used_memory\":null}],\"xids\":[{\"code\":79,\"count\":2,\"last_seen\":\"2026-11-29T21:03:01Z\"}],"
+    "\"used_memory\":null,\"server\":true}],\"xids\":[{\"code\":79,\"count\":2,\"last_seen\":\"2026-11-29T21:03:01Z\"}],"
     "\"jobs\":[\"1234\",\"5678\"]},"
     "{\"index\":3,\"state\":\"lost\",\"utilization.gpu\":null,\"errors\":{\"utilization.gpu\":{\"code\":15,"
     "\"text\":\"GPU is lost\"}}}],\"steps\":[{\"pid\":4242,\"rank\":1,\"local_rank\":0,\"world_size\":2,"

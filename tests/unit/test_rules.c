@@ -408,7 +408,15 @@ static void test_straggler_stalled_idle(void **state)
     s.notebook = true;
     assert_false(holds(&s, "stalled"));
     assert_true(holds(&s, "notebook-idle"));
+    assert_false(holds(&s, "server-idle"));
+    /* an inference server between requests: not hung either (tests/holdout2/inference-diurnal.scn) */
+    s.notebook = false;
+    s.server = true;
+    assert_false(holds(&s, "stalled"));
+    assert_true(holds(&s, "server-idle"));
+    assert_false(holds(&s, "notebook-idle"));
     s.idle_for_s = 119.9;
+    assert_false(holds(&s, "server-idle"));
     assert_false(holds(&s, "notebook-idle"));
 }
 
