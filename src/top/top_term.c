@@ -291,7 +291,8 @@ static void top_term_attr(enum top_style st)
     attrset(top_term_chattr(st));
 }
 
-/* Bytes of s that fill at most w columns, into out (control bytes as '?'; without UTF-8, non-ASCII as '?'). */
+/* Bytes of s that fill at most w columns, into out (control bytes, and a combining character that begins it,
+ * as '?'; without UTF-8, non-ASCII as '?'). */
 static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t *outn)
 {
     int cols = 0;
@@ -312,6 +313,12 @@ static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t 
             memset(&ms, 0, sizeof ms);
             out[k++] = '?';
             cols++, s++;
+            continue;
+        }
+        if (cw == 0 && k == 0) {   /* combining with nothing: curses would put it on the cell before the text,
+                                    * or the line above's last, which another writer cannot follow */
+            out[k++] = '?';
+            cols++, s += n;
             continue;
         }
         if (cols + cw > w)

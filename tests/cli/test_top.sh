@@ -186,7 +186,13 @@ expect_match "200x60: SM share per process" "$s" "PID USER +GPU GPU MEM +SM% +CP
 expect_match "UTF-8: block graphs" "$s" "█"
 expect_match "colours when NO_COLOR is not set" "$(tm capture-pane -e -p -t wide)" $'\e\\[(3[0-7]|4[0-7])m'
 # The frames top writes itself (top_out.c) show what curses shows: paused, the screen as they left it
-# against curses' whole redraw after a resize, cell by cell with colours and attributes.
+# against curses' whole redraw after a resize, cell by cell with colours and attributes. The filter,
+# written by top into the host line as it is typed, begins with a combining accent (curses would put it
+# on the cell before).
+keys wide /
+tm send-keys -t wide -l $'\u0301x e \u4e2d'
+keys wide Enter
+expect_screen wide "filter: .*x e.* 中" "200x60: a filter of combining characters"
 keys wide p
 expect_screen wide "PAUSED" "200x60: paused"
 tm capture-pane -e -p -t wide > "$T/direct"
