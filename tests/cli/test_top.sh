@@ -188,9 +188,9 @@ expect_match "colours when NO_COLOR is not set" "$(tm capture-pane -e -p -t wide
 # The frames top writes itself (top_out.c) show what curses shows: paused, the screen as they left it
 # against curses' whole redraw after a resize, cell by cell with colours and attributes. The filter,
 # written by top into the host line as it is typed, begins with a combining accent (curses would put it
-# on the cell before).
+# on the cell before) and has characters with more combining ones than a curses cell keeps (four).
 keys wide /
-tm send-keys -t wide -l $'\u0301x e \u4e2d'
+tm send-keys -t wide -l $'\u0301x e\u0301\u0302\u0303\u0304\u0305 \u4e2d\u0301\u0302\u0303\u0304\u0305'
 keys wide Enter
 expect_screen wide "filter: .*x e.* 中" "200x60: a filter of combining characters"
 keys wide p
