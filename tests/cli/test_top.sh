@@ -193,14 +193,6 @@ keys wide /
 tm send-keys -t wide -l $'\u0301x e\u0301\u0302\u0303\u0304\u0305 \u4e2d\u0301\u0302\u0303\u0304\u0305'
 keys wide Enter
 expect_screen wide "filter: .*x e.* 中" "200x60: a filter of combining characters"
-keys wide p
-expect_screen wide "PAUSED" "200x60: paused"
-tm capture-pane -e -p -t wide > "$T/direct"
-tm resize-window -t wide -x 50 -y 10
-expect_screen wide "terminal too small:" "200x60: resized away"
-tm resize-window -t wide -x 200 -y 60
-expect_screen wide "^q quit  \\? help" "200x60: redrawn by curses (down to its last line)"
-tm capture-pane -e -p -t wide > "$T/curses"
 cells() {   # cells FILE: a capture-pane -e as cells (a character, its colours and attributes), one line a row
   "$PY" - "$1" <<'PYEOF'
 import re, sys
@@ -234,12 +226,49 @@ for row in rows:
     print(row)
 PYEOF
 }
-cells "$T/direct" > "$T/direct.cells"
-cells "$T/curses" > "$T/curses.cells"
-expect_eq "frames written by top look as curses draws them (rows that differ)" \
-  "$(diff "$T/direct.cells" "$T/curses.cells" | grep '^[<>]' | cut -c1-300 | head -4)" ""
+# as_curses NAME W H WHAT: pauses the W x H pane NAME, and checks that the screen top's frames left there
+# is the one curses draws whole after a resize away and back.
+as_curses() {
+  local n=$1 w=$2 h=$3
+  keys "$n" p
+  expect_screen "$n" "PAUSED" "$4: paused"
+  tm capture-pane -e -p -t "$n" > "$T/direct"
+  tm resize-window -t "$n" -x 50 -y 10
+  expect_screen "$n" "terminal too small:" "$4: resized away"
+  tm resize-window -t "$n" -x "$w" -y "$h"
+  expect_screen "$n" "^q quit  \\? help" "$4: redrawn by curses (down to its last line)"
+  tm capture-pane -e -p -t "$n" > "$T/curses"
+  cells "$T/direct" > "$T/direct.cells"
+  cells "$T/curses" > "$T/curses.cells"
+  expect_eq "$4: frames written by top look as curses draws them (rows that differ)" \
+    "$(diff "$T/direct.cells" "$T/curses.cells" | grep '^[<>]' | cut -c1-300 | head -4)" ""
+}
+as_curses wide 200 60 "200x60"
 kill -HUP "$(gpid wide)"
 expect_eq "SIGHUP (the terminal closed): exit 0" "$(wait_rc wide)" 0
+
+# Ctrl-Z while a frame is being written (a slow terminal: tmux stopped until top blocks in its write):
+# curses' handler ends the screen and, resumed, redraws the frame curses drew last, under the one top is
+# writing; top then draws whole. (The pane's process group is orphaned: the stop itself is discarded, the
+# handler runs all the same. The wait reads the kernel's wchan: skipped where it shows no symbol.)
+start susp 120 40 env $U8 "$GPUMON" top --scenario straggler --interval 100ms
+expect_screen susp "^  7 H100" "Ctrl-Z in a write: the screen"
+gp=$(gpid susp)
+in_poll() { local i; for i in $(seq 100); do grep -q poll "/proc/$1/wchan" 2> /dev/null && return; sleep 0.05; done; false; }
+if [ -n "$gp" ] && in_poll "$gp"; then
+  server=$(tm display -p -t susp '#{pid}')
+  kill -STOP "$server"
+  wait_for "top to block writing a frame" 'grep -Eq "wait_woken|tty_write" /proc/$gp/wchan' 60
+  kill -TSTP "$gp"
+  kill -CONT "$server"
+  kill -CONT "$gp"
+  expect_screen susp "^  7 H100" "Ctrl-Z in a write: resumed"
+  as_curses susp 120 40 "Ctrl-Z in a write"
+else
+  echo "no poll in /proc/$gp/wchan: Ctrl-Z in a write not checked" >&2
+fi
+keys susp q
+expect_eq "Ctrl-Z in a write: q ends top" "$(wait_rc susp)" 0
 
 # The test's own processes as GPU processes: a launcher with two workers, a third process, one that is not
 # on this host (another PID namespace); sorting, filtering, the tree, signals.
