@@ -24,6 +24,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <term.h>
@@ -395,6 +396,14 @@ void top_out_flush(void)
         ssize_t k = write(STDOUT_FILENO, top_out.buf + at, top_out.n - at);
         if (k < 0 && errno == EINTR)
             continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {   /* a terminal left non-blocking by another
+                                                                       * program: wait, as curses does, or the
+                                                                       * screen is not what top believes */
+            struct pollfd pf = {STDOUT_FILENO, POLLOUT, 0};
+            if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
+                continue;
+            break;
+        }
         if (k <= 0)
             break;   /* the terminal is gone: the UI sees it hang up */
         at += (size_t)k;

@@ -270,6 +270,43 @@ fi
 keys susp q
 expect_eq "Ctrl-Z in a write: q ends top" "$(wait_rc susp)" 0
 
+# A terminal another program left non-blocking (O_NONBLOCK is shared by every process on the tty): a
+# frame written while the terminal's buffer is full waits for room, as curses does, rather than being
+# lost with top believing it shown. Paused, tmux stopped and its buffer filled with NULs (which a
+# terminal ignores), a message on top's standard error is the one frame, sent once top has read it.
+start nonblock 120 40 env $U8 "$PY" -c 'import fcntl, os, sys
+fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK)
+os.execv(sys.argv[1], sys.argv[1:])' "$GPUMON" top --scenario straggler
+expect_screen nonblock "^  7 H100" "non-blocking terminal: the screen"
+keys nonblock p
+expect_screen nonblock "PAUSED" "non-blocking terminal: paused"
+gp=$(gpid nonblock)
+if [ -n "$gp" ] && in_poll "$gp"; then
+  server=$(tm display -p -t nonblock '#{pid}') tty=$(tm display -p -t nonblock '#{pane_tty}')
+  kill -STOP "$server"   # no tmux command until it goes on: it would wait for the server
+  "$PY" - "$tty" <<'PYEOF'
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+try:
+    while True:
+        os.write(fd, bytes(4096))
+except BlockingIOError:
+    pass
+PYEOF
+  echo "a message while the terminal is full" > "/proc/$gp/fd/2"
+  unread() { "$PY" -c 'import fcntl, os, struct, sys, termios
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
+print(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"0000"))[0])' "/proc/$gp/fd/2"; }
+  wait_for "top to read its standard error" '[ "$(unread)" = 0 ]' 30
+  in_poll "$gp"   # the frame written (or waiting for room)
+  kill -CONT "$server"
+  expect_screen nonblock "a message while the terminal is full" "non-blocking terminal: the frame shown once there is room"
+else
+  echo "no poll in /proc/$gp/wchan: a full non-blocking terminal not checked" >&2
+fi
+keys nonblock q
+expect_eq "non-blocking terminal: q ends top" "$(wait_rc nonblock)" 0
+
 # The test's own processes as GPU processes: a launcher with two workers, a third process, one that is not
 # on this host (another PID namespace); sorting, filtering, the tree, signals.
 sh -c 'sleep 300 & sleep 300 & wait' &
