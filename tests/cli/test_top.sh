@@ -238,9 +238,12 @@ as_curses() {
   tm resize-window -t "$n" -x "$w" -y "$h"
   expect_screen "$n" "^q quit  \\? help" "$4: redrawn by curses (down to its last line)"
   tm capture-pane -e -p -t "$n" > "$T/curses"
+  same_cells "$4"
+}
+same_cells() {   # same_cells WHAT: $T/direct and $T/curses show the same cells
   cells "$T/direct" > "$T/direct.cells"
   cells "$T/curses" > "$T/curses.cells"
-  expect_eq "$4: frames written by top look as curses draws them (rows that differ)" \
+  expect_eq "$1: frames written by top look as curses draws them (rows that differ)" \
     "$(diff "$T/direct.cells" "$T/curses.cells" | grep '^[<>]' | cut -c1-300 | head -4)" ""
 }
 as_curses wide 200 60 "200x60"
@@ -306,6 +309,27 @@ else
 fi
 keys nonblock q
 expect_eq "non-blocking terminal: q ends top" "$(wait_rc nonblock)" 0
+
+# A UTF-8 hostname (set in a UTS namespace of the test's own) whose wide characters reach the header's
+# "? help": the hint is not written over half of one (curses would draw it a column further on).
+if unshare -Ur --uts true 2> /dev/null; then
+  start host 60 24 env $U8 unshare -Ur --uts "$PY" -c 'import os, socket, sys
+socket.sethostname(sys.argv[1].encode())
+os.execv(sys.argv[2], sys.argv[2:])' "$(printf '中%.0s' $(seq 21))" "$GPUMON" top --scenario straggler --interval 100ms
+  expect_screen host "^gpumon top  中+ +\\? help$" "UTF-8 hostname: the header"
+  # the header alone (it hides the clock and PAUSED: it stays as it is), against curses' redraw
+  tm capture-pane -e -p -t host -E 0 > "$T/direct"
+  tm resize-window -t host -x 50 -y 10
+  expect_screen host "terminal too small:" "UTF-8 hostname: resized away"
+  tm resize-window -t host -x 60 -y 24
+  expect_screen host "^q quit  \\? help" "UTF-8 hostname: redrawn by curses"
+  tm capture-pane -e -p -t host -E 0 > "$T/curses"
+  same_cells "UTF-8 hostname"
+  keys host q
+  expect_eq "UTF-8 hostname: q ends top" "$(wait_rc host)" 0
+else
+  echo "no user namespaces here: a UTF-8 hostname not checked" >&2
+fi
 
 # The test's own processes as GPU processes: a launcher with two workers, a third process, one that is not
 # on this host (another PID namespace); sorting, filtering, the tree, signals.
