@@ -157,6 +157,8 @@ int top_term_message_fd(void);
  * complete line goes to last (unchanged when none). Returns true when
  * there was one. */
 bool top_term_messages(char *last, size_t len);
+/* Whether curses' Ctrl-Z handler ran (a suspend and a resume) since the last call: then repaint. */
+bool top_term_resumed(void);
 /* After a suspend (Ctrl-Z) or a resize: the terminal's size, and the next frame drawn whole. */
 void top_term_repaint(void);
 /* A frame: top_frame_begin, then the top_put* and top_fill calls, then top_frame_end sends the lines

@@ -457,9 +457,13 @@ static void top_draw_header(struct top_ui *ui)
                  ui->view.ngpus == 1 ? "" : "s", iv, clock, age);
     else
         snprintf(line, sizeof line, "gpumon top%s", age);
+    static const char help[] = "? help ";
+    int hw = (int)sizeof help - 1;
     top_fill(0, 0, COLS, TOP_ST_HEADER);
-    top_put(0, 0, COLS, line, age[0] && !ui->paused && ui->view.gen ? TOP_ST_CRIT : TOP_ST_HEADER);
-    top_put_right(0, 0, COLS, "? help ", TOP_ST_HEADER);
+    /* up to the hint, not under it: written over half a wide character (a UTF-8 hostname), the hint would
+     * move on screen where curses draws it, and not where top's own frames do */
+    top_put(0, 0, COLS - hw, line, age[0] && !ui->paused && ui->view.gen ? TOP_ST_CRIT : TOP_ST_HEADER);
+    top_put_right(0, 0, COLS, help, TOP_ST_HEADER);
 }
 
 static void top_draw_host(struct top_ui *ui)

@@ -24,6 +24,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <term.h>
@@ -35,7 +36,7 @@
 #define TOP_OUT_GAP 6   /* equal cells written over rather than moved past (a move is about 8 bytes) */
 
 struct top_cell {
-    char b[8];                 /* UTF-8, a base character and any combining ones */
+    char b[4 * CCHARW_MAX];    /* UTF-8, a base character and the combining ones a curses cell holds */
     unsigned char n, st, w, pad;   /* bytes, style, width (2: a wide character's first cell, 0: its second) */
 };
 
@@ -229,7 +230,10 @@ static void top_out_utf8(int x, const char *s, size_t len, enum top_style st)
         int w = wcwidth(wc);
         if (w == 0 && last >= 0) {
             struct top_cell *c = &top_out.row[last];
-            if (c->n + k <= sizeof c->b) {
+            int chars = 0;
+            for (int j = 0; j < c->n; j++)
+                chars += ((unsigned char)c->b[j] & 0xc0) != 0x80;
+            if (chars < CCHARW_MAX && c->n + k <= sizeof c->b) {   /* as many as curses keeps, the rest dropped */
                 memcpy(c->b + c->n, s + i, k);
                 c->n = (unsigned char)(c->n + k);
             }
@@ -392,6 +396,14 @@ void top_out_flush(void)
         ssize_t k = write(STDOUT_FILENO, top_out.buf + at, top_out.n - at);
         if (k < 0 && errno == EINTR)
             continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {   /* a terminal left non-blocking by another
+                                                                       * program: wait, as curses does, or the
+                                                                       * screen is not what top believes */
+            struct pollfd pf = {STDOUT_FILENO, POLLOUT, 0};
+            if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
+                continue;
+            break;
+        }
         if (k <= 0)
             break;   /* the terminal is gone: the UI sees it hang up */
         at += (size_t)k;

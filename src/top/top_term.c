@@ -33,6 +33,7 @@
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,19 @@ static struct {
     char held[TOP_TERM_HELD];
     size_t nheld, lost;
 } top_term = {.saved_err = -1, .pipe_r = -1};
+
+/* Curses' Ctrl-Z handler, run from top's: it ends the screen, stops, and on the way back redraws the frame
+ * curses drew last, not the one top_out wrote since; a flag tells the UI to draw whole again. The UI's
+ * poll returning EINTR does not: the handler may run while a frame is written (a slow terminal). */
+static struct sigaction top_term_tstp_curses;
+static volatile sig_atomic_t top_term_tstp_ran;
+static bool top_term_tstp_hooked;
+
+static void top_term_tstp(int sig)
+{
+    top_term_tstp_ran = 1;
+    top_term_tstp_curses.sa_handler(sig);
+}
 
 /* The operations drawn on each line in this frame (cur) and the previous one (prev; struct top_op). */
 struct top_ops {
@@ -170,6 +184,14 @@ int top_term_open(char *why, size_t len)
         leaveok(stdscr, TRUE);   /* the cursor is hidden: not moved back after a frame (where it can't be
                                   * hidden, e.g. vt100, it is put where the frame's last drawing left it) */
     top_term_colors();
+    struct sigaction sa;
+    if (!top_term_tstp_hooked && sigaction(SIGTSTP, NULL, &top_term_tstp_curses) == 0 &&
+        !(top_term_tstp_curses.sa_flags & SA_SIGINFO) && top_term_tstp_curses.sa_handler != SIG_DFL &&
+        top_term_tstp_curses.sa_handler != SIG_IGN) {
+        sa = top_term_tstp_curses;
+        sa.sa_handler = top_term_tstp;
+        top_term_tstp_hooked = sigaction(SIGTSTP, &sa, NULL) == 0;
+    }
     if (top_term.hidden) {   /* steady frames without curses' update, where they show the same */
         short fg[TOP_ST_COUNT], bg[TOP_ST_COUNT];
         unsigned long attr[TOP_ST_COUNT];
@@ -198,6 +220,8 @@ void top_term_close(void)
     free(top_frame.prev);
     memset(&top_frame, 0, sizeof top_frame);
     top_out_close();
+    if (top_term_tstp_hooked && sigaction(SIGTSTP, &top_term_tstp_curses, NULL) == 0)
+        top_term_tstp_hooked = false;
     if (top_term.active) {
         endwin();
         delscreen(top_term.scr);
@@ -223,6 +247,14 @@ void top_term_close(void)
 bool top_term_utf8(void)
 {
     return top_term.utf8;
+}
+
+bool top_term_resumed(void)
+{
+    if (!top_term_tstp_ran)
+        return false;
+    top_term_tstp_ran = 0;
+    return true;
 }
 
 void top_term_repaint(void)
@@ -291,7 +323,8 @@ static void top_term_attr(enum top_style st)
     attrset(top_term_chattr(st));
 }
 
-/* Bytes of s that fill at most w columns, into out (control bytes as '?'; without UTF-8, non-ASCII as '?'). */
+/* Bytes of s that fill at most w columns, into out (control bytes, and a combining character that begins it,
+ * as '?'; without UTF-8, non-ASCII as '?'). */
 static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t *outn)
 {
     int cols = 0;
@@ -312,6 +345,12 @@ static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t 
             memset(&ms, 0, sizeof ms);
             out[k++] = '?';
             cols++, s++;
+            continue;
+        }
+        if (cw == 0 && k == 0) {   /* combining with nothing: curses would put it on the cell before the text,
+                                    * or the line above's last, which another writer cannot follow */
+            out[k++] = '?';
+            cols++, s += n;
             continue;
         }
         if (cols + cw > w)

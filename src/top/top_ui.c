@@ -274,7 +274,7 @@ static bool top_ui_ticking(const struct top_ui *ui)
 
 /* What woke the UI (top_ui_wait): each is looked at only when it is ready, so a frame costs no
  * system calls that find nothing. */
-enum { TOP_UI_KEY = 1, TOP_UI_SNAP = 2, TOP_UI_SIG = 4, TOP_UI_MSG = 8, TOP_UI_ALL = 15, TOP_UI_RESUMED = 16 };
+enum { TOP_UI_KEY = 1, TOP_UI_SNAP = 2, TOP_UI_SIG = 4, TOP_UI_MSG = 8, TOP_UI_ALL = 15 };
 
 /* Waits for a key, a snapshot, a signal (sfd; -1: none, then at most 250 ms and signals are looked for
  * at every wake) or a message on standard error: while something ticks, until the clock's next second;
@@ -294,8 +294,8 @@ static bool top_ui_wait(const struct top_ui *ui, int notify_fd, int sfd, int *re
     int n = poll(pf, sfd >= 0 ? 4 : 3, sfd < 0 && ms > 250 ? 250 : ms);
     bool key = n > 0 && (pf[0].revents & POLLIN);
     *ready = (key ? TOP_UI_KEY : 0) | (n > 0 && pf[1].revents ? TOP_UI_SNAP : 0) |
-             (n > 0 && pf[2].revents ? TOP_UI_MSG : 0) | (sfd < 0 || (n > 0 && pf[3].revents) ? TOP_UI_SIG : 0) |
-             (n < 0 && errno == EINTR ? TOP_UI_RESUMED : 0);   /* a handler ran here: curses' Ctrl-Z one */
+             (n > 0 && pf[2].revents ? TOP_UI_MSG : 0) | (sfd < 0 || (n > 0 && pf[3].revents) ? TOP_UI_SIG : 0);
+    /* EINTR: a handler ran (curses' Ctrl-Z one): top_term_resumed says so */
     return !(n > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) && !key);
 }
 
@@ -323,7 +323,7 @@ int top_ui_run(struct top_collector *c, int notify_fd, const int *sigs, double i
     int sfd = top_ui_signalfd(sigs), ready = TOP_UI_ALL;
     for (;;) {
         int sig = ready & TOP_UI_SIG ? sig_wait(sigs, 0, NULL) : 0;
-        if (sig == SIGWINCH || (!sig && ready & TOP_UI_RESUMED)) {
+        if (sig == SIGWINCH || (!sig && top_term_resumed())) {   /* resumed: wherever the handler ran */
             top_term_repaint();
             dirty = true;
             ready = TOP_UI_ALL;   /* a signal was one: there may be more */

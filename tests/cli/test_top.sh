@@ -186,15 +186,13 @@ expect_match "200x60: SM share per process" "$s" "PID USER +GPU GPU MEM +SM% +CP
 expect_match "UTF-8: block graphs" "$s" "█"
 expect_match "colours when NO_COLOR is not set" "$(tm capture-pane -e -p -t wide)" $'\e\\[(3[0-7]|4[0-7])m'
 # The frames top writes itself (top_out.c) show what curses shows: paused, the screen as they left it
-# against curses' whole redraw after a resize, cell by cell with colours and attributes.
-keys wide p
-expect_screen wide "PAUSED" "200x60: paused"
-tm capture-pane -e -p -t wide > "$T/direct"
-tm resize-window -t wide -x 50 -y 10
-expect_screen wide "terminal too small:" "200x60: resized away"
-tm resize-window -t wide -x 200 -y 60
-expect_screen wide "^q quit  \\? help" "200x60: redrawn by curses (down to its last line)"
-tm capture-pane -e -p -t wide > "$T/curses"
+# against curses' whole redraw after a resize, cell by cell with colours and attributes. The filter,
+# written by top into the host line as it is typed, begins with a combining accent (curses would put it
+# on the cell before) and has characters with more combining ones than a curses cell keeps (four).
+keys wide /
+tm send-keys -t wide -l $'\u0301x e\u0301\u0302\u0303\u0304\u0305 \u4e2d\u0301\u0302\u0303\u0304\u0305'
+keys wide Enter
+expect_screen wide "filter: .*x e.* 中" "200x60: a filter of combining characters"
 cells() {   # cells FILE: a capture-pane -e as cells (a character, its colours and attributes), one line a row
   "$PY" - "$1" <<'PYEOF'
 import re, sys
@@ -228,12 +226,110 @@ for row in rows:
     print(row)
 PYEOF
 }
-cells "$T/direct" > "$T/direct.cells"
-cells "$T/curses" > "$T/curses.cells"
-expect_eq "frames written by top look as curses draws them (rows that differ)" \
-  "$(diff "$T/direct.cells" "$T/curses.cells" | grep '^[<>]' | cut -c1-300 | head -4)" ""
+# as_curses NAME W H WHAT: pauses the W x H pane NAME, and checks that the screen top's frames left there
+# is the one curses draws whole after a resize away and back.
+as_curses() {
+  local n=$1 w=$2 h=$3
+  keys "$n" p
+  expect_screen "$n" "PAUSED" "$4: paused"
+  tm capture-pane -e -p -t "$n" > "$T/direct"
+  tm resize-window -t "$n" -x 50 -y 10
+  expect_screen "$n" "terminal too small:" "$4: resized away"
+  tm resize-window -t "$n" -x "$w" -y "$h"
+  expect_screen "$n" "^q quit  \\? help" "$4: redrawn by curses (down to its last line)"
+  tm capture-pane -e -p -t "$n" > "$T/curses"
+  same_cells "$4"
+}
+same_cells() {   # same_cells WHAT: $T/direct and $T/curses show the same cells
+  cells "$T/direct" > "$T/direct.cells"
+  cells "$T/curses" > "$T/curses.cells"
+  expect_eq "$1: frames written by top look as curses draws them (rows that differ)" \
+    "$(diff "$T/direct.cells" "$T/curses.cells" | grep '^[<>]' | cut -c1-300 | head -4)" ""
+}
+as_curses wide 200 60 "200x60"
 kill -HUP "$(gpid wide)"
 expect_eq "SIGHUP (the terminal closed): exit 0" "$(wait_rc wide)" 0
+
+# Ctrl-Z while a frame is being written (a slow terminal: tmux stopped until top blocks in its write):
+# curses' handler ends the screen and, resumed, redraws the frame curses drew last, under the one top is
+# writing; top then draws whole. (The pane's process group is orphaned: the stop itself is discarded, the
+# handler runs all the same. The wait reads the kernel's wchan: skipped where it shows no symbol.)
+start susp 120 40 env $U8 "$GPUMON" top --scenario straggler --interval 100ms
+expect_screen susp "^  7 H100" "Ctrl-Z in a write: the screen"
+gp=$(gpid susp)
+in_poll() { local i; for i in $(seq 100); do grep -q poll "/proc/$1/wchan" 2> /dev/null && return; sleep 0.05; done; false; }
+if [ -n "$gp" ] && in_poll "$gp"; then
+  server=$(tm display -p -t susp '#{pid}')
+  kill -STOP "$server"
+  wait_for "top to block writing a frame" 'grep -Eq "wait_woken|tty_write" /proc/$gp/wchan' 60
+  kill -TSTP "$gp"
+  kill -CONT "$server"
+  kill -CONT "$gp"
+  expect_screen susp "^  7 H100" "Ctrl-Z in a write: resumed"
+  as_curses susp 120 40 "Ctrl-Z in a write"
+else
+  echo "no poll in /proc/$gp/wchan: Ctrl-Z in a write not checked" >&2
+fi
+keys susp q
+expect_eq "Ctrl-Z in a write: q ends top" "$(wait_rc susp)" 0
+
+# A terminal another program left non-blocking (O_NONBLOCK is shared by every process on the tty): a
+# frame written while the terminal's buffer is full waits for room, as curses does, rather than being
+# lost with top believing it shown. Paused, tmux stopped and its buffer filled with NULs (which a
+# terminal ignores), a message on top's standard error is the one frame, sent once top has read it.
+start nonblock 120 40 env $U8 "$PY" -c 'import fcntl, os, sys
+fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK)
+os.execv(sys.argv[1], sys.argv[1:])' "$GPUMON" top --scenario straggler
+expect_screen nonblock "^  7 H100" "non-blocking terminal: the screen"
+keys nonblock p
+expect_screen nonblock "PAUSED" "non-blocking terminal: paused"
+gp=$(gpid nonblock)
+if [ -n "$gp" ] && in_poll "$gp"; then
+  server=$(tm display -p -t nonblock '#{pid}') tty=$(tm display -p -t nonblock '#{pane_tty}')
+  kill -STOP "$server"   # no tmux command until it goes on: it would wait for the server
+  "$PY" - "$tty" <<'PYEOF'
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+try:
+    while True:
+        os.write(fd, bytes(4096))
+except BlockingIOError:
+    pass
+PYEOF
+  echo "a message while the terminal is full" > "/proc/$gp/fd/2"
+  unread() { "$PY" -c 'import fcntl, os, struct, sys, termios
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
+print(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"0000"))[0])' "/proc/$gp/fd/2"; }
+  wait_for "top to read its standard error" '[ "$(unread)" = 0 ]' 30
+  in_poll "$gp"   # the frame written (or waiting for room)
+  kill -CONT "$server"
+  expect_screen nonblock "a message while the terminal is full" "non-blocking terminal: the frame shown once there is room"
+else
+  echo "no poll in /proc/$gp/wchan: a full non-blocking terminal not checked" >&2
+fi
+keys nonblock q
+expect_eq "non-blocking terminal: q ends top" "$(wait_rc nonblock)" 0
+
+# A UTF-8 hostname (set in a UTS namespace of the test's own) whose wide characters reach the header's
+# "? help": the hint is not written over half of one (curses would draw it a column further on).
+if unshare -Ur --uts true 2> /dev/null; then
+  start host 60 24 env $U8 unshare -Ur --uts "$PY" -c 'import os, socket, sys
+socket.sethostname(sys.argv[1].encode())
+os.execv(sys.argv[2], sys.argv[2:])' "$(printf '中%.0s' $(seq 21))" "$GPUMON" top --scenario straggler --interval 100ms
+  expect_screen host "^gpumon top  中+ +\\? help$" "UTF-8 hostname: the header"
+  # the header alone (it hides the clock and PAUSED: it stays as it is), against curses' redraw
+  tm capture-pane -e -p -t host -E 0 > "$T/direct"
+  tm resize-window -t host -x 50 -y 10
+  expect_screen host "terminal too small:" "UTF-8 hostname: resized away"
+  tm resize-window -t host -x 60 -y 24
+  expect_screen host "^q quit  \\? help" "UTF-8 hostname: redrawn by curses"
+  tm capture-pane -e -p -t host -E 0 > "$T/curses"
+  same_cells "UTF-8 hostname"
+  keys host q
+  expect_eq "UTF-8 hostname: q ends top" "$(wait_rc host)" 0
+else
+  echo "no user namespaces here: a UTF-8 hostname not checked" >&2
+fi
 
 # The test's own processes as GPU processes: a launcher with two workers, a third process, one that is not
 # on this host (another PID namespace); sorting, filtering, the tree, signals.
