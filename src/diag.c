@@ -54,7 +54,8 @@ struct diag *diag_new(const struct rule_config *c, diag_change_fn *fn, void *ctx
     /* the ledger decides with the rules' thresholds: a pause and a stall as the pause and stalled rules
      * see them; idle time waits for an input verdict as long as one may take (the window after the
      * start-up) */
-    struct ledger_config lc = {.pause_s = c->t[T_PAUSE_S], .stall_s = c->t[T_STALL_S], .sustain_s = 5,
+    struct ledger_config lc = {.pause_s = c->t[T_PAUSE_S], .pause_apart_s = c->t[T_PAUSE_APART],
+                               .stall_s = c->t[T_STALL_S], .sustain_s = 5,
                                .horizon_s = c->window_s + c->t[T_STARTUP_S]};
     d->ledger = ledger_new(&lc);
     return d;

@@ -63,7 +63,9 @@ struct ledger_gpu {
     bool in_stretch, stretch_mem, stretch_stalled;
     enum ledger_cause stall_as;  /* what a stretch past stall_s is: stalled, or idle (a notebook between cells,
                                   * a server between requests) */
-    double stretch_s, stretch_end;
+    double stretch_s, stretch_start, stretch_end;   /* start: the interval's, where the stretch began */
+    double first_t;              /* the GPU's first record */
+    double stop_end;             /* where the latest stop (a stretch of pause_s or more) ended; first_t: none */
     struct ledger_pend *pend;    /* a ring of pcap (a power of two, grown to at most LEDGER_PEND_MAX as */
     unsigned ph, pn, pcap;       /* items wait: a GPU that never waits holds none) */
     double energy_prev;
@@ -224,18 +226,28 @@ static void ledger_take_input(struct ledger *l, struct ledger_gpu *g)
     }
 }
 
-/* The idle stretch ends (busy again, lost, or the end): a stall is decided already; the rest is a pause,
- * or input wait while an input verdict holds. */
-static void ledger_end_stretch(struct ledger *l, struct ledger_gpu *g, bool input)
+/* The idle stretch ends at t (busy again, lost, or the end): a stall is decided already; a stop the rules
+ * call a pause (pause_apart_s or more after the previous one, or begun at the GPU's first record:
+ * rules_stop_is_pause) is one, whatever input verdict holds or comes (a blind hold-out's 60 s pause was
+ * taken as input wait by a verdict that began after it, tests/holdout3/mixed-job.scn); the rest is input
+ * wait while an input verdict holds, else undecided. */
+static void ledger_end_stretch(struct ledger *l, struct ledger_gpu *g, bool input, double t)
 {
     if (!g->in_stretch)
         return;
+    bool stop = g->stretch_stalled || g->stretch_s >= l->cfg.pause_s;
+    bool isolated = stop && (g->stretch_start <= g->first_t ||
+                             !(g->stretch_start - g->stop_end < l->cfg.pause_apart_s));
     if (!g->stretch_stalled && g->stretch_s > 0) {
-        if (input)
+        if (isolated)
+            ledger_add(l, g, LC_PAUSE, g->stretch_s);
+        else if (input)
             ledger_add(l, g, LC_INPUT_WAIT, g->stretch_s);
         else
             ledger_push(l, g, g->stretch_end, LP_PAUSE, g->stretch_s);
     }
+    if (stop)
+        g->stop_end = t;
     g->in_stretch = g->stretch_stalled = g->stretch_mem = false;
     g->stretch_s = 0;
 }
@@ -273,6 +285,8 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
         ledger_recent(l, g, p->t, LC_IDLE, s);
         return;
     }
+    if (!g->in_stretch)
+        g->stretch_start = g->last_t;
     g->in_stretch = true;
     g->stretch_mem |= p->mem_held;
     g->stretch_end = p->t;
@@ -297,7 +311,7 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
 static void ledger_busy(struct ledger *l, struct ledger_gpu *g, const struct ledger_point *p, double dt, double b,
                         double gap, bool steps)
 {
-    ledger_end_stretch(l, g, p->input_verdict && !steps);
+    ledger_end_stretch(l, g, p->input_verdict && !steps, p->t);
     g->used = true;
     g->busy_run += dt;
     g->idle_run = 0;
@@ -337,6 +351,8 @@ void ledger_feed(struct ledger *l, unsigned gpu, const struct ledger_point *p)
     bool observed = dt > 0 && dt <= fmax(60, 10 * (g->last_dt > 0 ? g->last_dt : 1));
     if (g->have_t && dt < 0)
         return;   /* out of order */
+    if (!g->have_t)
+        g->first_t = g->stop_end = p->t;
     if (p->mem_held)
         g->used = true;
     if (p->input_verdict && !g->input_was)
@@ -352,7 +368,7 @@ void ledger_feed(struct ledger *l, unsigned gpu, const struct ledger_point *p)
         if (p->steps > 0)
             g->tot.steps = (isnan(g->tot.steps) ? 0 : g->tot.steps) + p->steps;
         if (p->lost || g->lost) {
-            ledger_end_stretch(l, g, p->input_verdict);
+            ledger_end_stretch(l, g, p->input_verdict, p->t);
             g->lost = true;   /* lost stays lost */
             ledger_add(l, g, LC_LOST, dt);
             ledger_recent(l, g, p->t, LC_LOST, dt);
@@ -399,7 +415,7 @@ void ledger_finish(struct ledger *l)
 {
     for (unsigned i = 0; i < l->n; i++) {
         struct ledger_gpu *g = &l->g[i];
-        ledger_end_stretch(l, g, g->input_was);
+        ledger_end_stretch(l, g, g->input_was, g->last_t);
         if (!g->working)   /* never got going: start-up if the job used the GPU, else idle */
             ledger_add(l, g, g->used ? LC_STARTUP : LC_IDLE, g->pre_pending);
         g->pre_pending = 0;

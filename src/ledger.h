@@ -43,6 +43,8 @@ extern const struct ledger_cause_info ledger_causes[LC_COUNT];
 /* The thresholds the ledger shares with the rules (rules.h's table fills them). */
 struct ledger_config {
     double pause_s;      /* an idle stretch between busy ones this long is a pause (the pause rule's) */
+    double pause_apart_s;   /* ... an isolated one when it came this long after the previous one (or the first
+                             * record): the rules' pause (rules_stop_is_pause), which no input verdict takes */
     double stall_s;      /* idle this long while holding memory: stalled (the stalled rule's) */
     double sustain_s;    /* busy this long without a break: the job's first sustained work (start-up ends) */
     double horizon_s;    /* how long an input verdict may take to speak after its evidence: idle time

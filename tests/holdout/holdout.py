@@ -21,6 +21,8 @@ check DIR EXPECT KNOWN
       not-end R      R does not hold at the end
       held R F       R held at least F of the judged time (the log's duration less one window)
       end-problem    a warning or critical verdict holds at the end
+      share C MIN MAX  the ledger's cause C (compute, input_wait, startup, pause, stalled, idle,
+                     throttled, lost) took MIN to MAX percent of the GPU's observed time
     KNOWN lists expectations (same form, then `# why`) that gpumon does not meet yet: they are
     reported XFAIL; one that passes is XPASS, and fails the test until it leaves the list.
     Prints one line per GPU and check, then the pass counts; exits 1 on FAIL or XPASS.
@@ -172,6 +174,16 @@ def judge(g: Dict[str, Any], check: str, args: List[str], judged_s: float) -> Tu
     if check == "held":
         held = sum(v.get("held_s", 0.0) for v in vs if v["id"] == args[0])
         return held >= float(args[1]) * judged_s, "%s held %.0f s of %.0f judged" % (args[0], held, judged_s)
+    if check == "share":
+        led = g.get("ledger") or {}
+        total = led.get("gpu_seconds") or 0.0
+        secs = (led.get("seconds") or {}).get(args[0])
+        if secs is None or total <= 0:
+            return False, "no ledger figure for %s" % args[0]
+        pct = 100.0 * secs / total
+        return float(args[1]) - 1e-6 <= pct <= float(args[2]) + 1e-6, "%s %.1f%% (%.1f of %.1f GPU-s); time %s" % (
+            args[0], pct, secs, total, ", ".join("%s %.1f%%" % (k, 100.0 * v / total)
+                                                for k, v in led["seconds"].items() if v > 0))
     if check == "end-problem":
         return any(v.get("at_end") and v["severity"] in ("warning", "critical") for v in vs), got
     raise SystemExit("holdout.py: unknown check %r" % check)

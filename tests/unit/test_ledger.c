@@ -15,7 +15,8 @@
 #include <string.h>
 #include "ledger.h"
 
-static const struct ledger_config cfg = {.pause_s = 5, .stall_s = 120, .sustain_s = 5, .horizon_s = 90};
+static const struct ledger_config cfg = {.pause_s = 5, .pause_apart_s = 60, .stall_s = 120, .sustain_s = 5,
+                                         .horizon_s = 90};
 
 static struct ledger_point pt(double t, double idle, bool mem)
 {
@@ -192,6 +193,40 @@ static void test_input_wait(void **state)
     ledger_free(l);
 }
 
+/* Stops an input verdict takes, and one it does not: stops that recur (10 s every 30 s, less than
+ * pause_apart_s of busy time between them) are the input stall itself once the verdict speaks within the
+ * horizon; an isolated stop (60 s of busy time before it) is the rules' pause, taken by no verdict that comes
+ * after it (tests/holdout3/mixed-job.scn: a 60 s pause, then input-bound 30 s later, had it as input wait). */
+static void test_stops_and_input(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    struct ledger_totals t;
+    for (int i = 0; i <= 200; i++) {   /* GPU 0: busy 20 s, stopped 10 s, from 20 s; the verdict at 170 s */
+        struct ledger_point p = pt(i, i >= 20 && i % 30 >= 20 ? 1 : 0, true);
+        p.input_verdict = i >= 170;
+        ledger_feed(l, 0, &p);
+    }
+    /* GPU 1: busy 100 s, a 30 s stop (isolated: 100 s of work before it), busy; the verdict at 160 s */
+    for (int i = 0; i <= 200; i++) {
+        struct ledger_point p = pt(i, i > 100 && i <= 130 ? 1 : 0, true);
+        p.input_verdict = i >= 160;
+        ledger_feed(l, 1, &p);
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    /* stops end at 29, 59, 89, 119, 149, 179 and one second at 200: at 170 the three within the horizon
+     * (90 s) are taken, the one under the verdict and the last second are its; the two older were pauses */
+    near(t.s[LC_INPUT_WAIT], 41, 1e-9, "recurring stops within the horizon: input wait");
+    near(t.s[LC_PAUSE], 20, 1e-9, "recurring stops decided before the verdict: pauses");
+    ledger_gpu(l, 1, &t);
+    sums(&t);
+    near(t.s[LC_PAUSE], 30, 1e-9, "the isolated stop: a pause, whatever verdict came after it");
+    near(t.s[LC_INPUT_WAIT], 0, 1e-9, "no input wait");
+    ledger_free(l);
+}
+
 /* At most 256 undecided items wait per GPU: with a horizon of 1000 s, 600 s of swinging (half of each
  * second idle, a gap each) and an input verdict at the end, the oldest 344 gaps were decided as compute
  * when the ring was full, and the newest 256 are input wait, as is the last interval's gap. */
@@ -252,6 +287,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_startup_pause_stall),
+        cmocka_unit_test(test_stops_and_input),
         cmocka_unit_test(test_notebook),
         cmocka_unit_test(test_idle_lost_throttled),
         cmocka_unit_test(test_recent_cause),
