@@ -1,6 +1,7 @@
-# The hold-out (issues 23 and 27): runs gpumon was never tuned to. Each scenario of tests/holdout/ and
-# tests/holdout2/ (a second round, written blind by someone who had not read the rules) is a real
-# situation, written with its expected verdicts (expected.txt of each) before gpumon judged it.
+# The hold-out (issues 23 and 27): runs gpumon was never tuned to. Each scenario of tests/holdout/,
+# tests/holdout2/ (a second round, written blind by someone who had not read the rules) and
+# tests/holdout3/ (a third, blind too, whose time splits are known by construction: the ledger's shares)
+# is a real situation, written with its expected verdicts (expected.txt of each) before gpumon judged it.
 # Recorded by gpumon watch fast-played 20x (records 2 s apart of the scenario every 100 ms: their
 # clock is the scenario's, so the default window and thresholds judge them as a live job), all at
 # once (they wait on the clock, not the CPU); seqlen-switch runs a step-reporting loop under gpumon
@@ -9,9 +10,11 @@
 # in each round's known.txt.
 . "$(dirname "$0")/lib.sh"
 H="$SRC/tests/holdout"
-H2="$T/holdout2"   # the second round's scenarios beside their traces, which gen_traces.py writes
-mkdir -p "$H2" && cp "$SRC"/tests/holdout2/*.scn "$H2/" && "$PY" "$SRC/tests/holdout2/gen_traces.py" "$H2" ||
-  fail "holdout2: its traces"
+H2="$T/holdout2" H3="$T/holdout3"   # the later rounds' scenarios beside their traces (gen_traces.py DIR)
+for r in "$H2" "$H3"; do
+  mkdir -p "$r" && cp "$SRC/tests/${r##*/}"/*.scn "$r/" && "$PY" "$SRC/tests/${r##*/}/gen_traces.py" "$r" ||
+    fail "${r##*/}: its traces"
+done
 
 # record DIR NAME SECONDS: SECONDS of DIR/NAME.scn -> $T/NAME.jsonl. The hold-out judges the rules on the
 # scenario's run, not on records a loaded machine took late: played 20x, a process kept off the CPU for
@@ -41,6 +44,10 @@ for spec in loader-cache-degrade:480 grad-accum-bursty:300 amp-partial-tensor:30
             healthy-noisy:360 startup-autotune:200; do
   record "$H2" "${spec%%:*}" "${spec##*:}" &
 done
+for spec in input-stalls:360 checkpoint-90s:480 power-throttle-half:360 startup-3min:420 hang-last-third:450 \
+            idle-half:400 mixed-job:460; do
+  record "$H3" "${spec%%:*}" "${spec##*:}" &
+done
 GPUMON_SIM_SPEED=20 "$GPUMON" run --scenario "$H/seqlen-switch.scn" --interval 2s --output "$T/seqlen-switch.jsonl" \
   -- "$PY" "$H/seqlen_job.py" > /dev/null 2> "$T/seqlen-switch.err" || fail "seqlen-switch: run failed: $(cat "$T/seqlen-switch.err")"
 wait
@@ -56,8 +63,9 @@ for log in "$T"/*.jsonl; do
   judge "$(basename "$log" .jsonl)" &
 done
 wait
-out=$("$PY" "$H/holdout.py" check "$T" "$H/expected.txt" "$H/known.txt"
-     "$PY" "$H/holdout.py" check "$T" "$SRC/tests/holdout2/expected.txt" "$SRC/tests/holdout2/known.txt")
+out=$(for r in holdout holdout2 holdout3; do
+       "$PY" "$H/holdout.py" check "$T" "$SRC/tests/$r/expected.txt" "$SRC/tests/$r/known.txt"
+     done)
 printf '%s\n' "$out"
 while IFS= read -r line; do
   case $line in
