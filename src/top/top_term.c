@@ -63,8 +63,10 @@ static bool top_term_tstp_hooked;
 
 static void top_term_tstp(int sig)
 {
+    int saved = errno;   /* curses' handler writes the terminal and more: the write it interrupted reads errno */
     top_term_tstp_ran = 1;
     top_term_tstp_curses.sa_handler(sig);
+    errno = saved;
 }
 
 /* The operations drawn on each line in this frame (cur) and the previous one (prev; struct top_op). */
