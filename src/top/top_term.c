@@ -326,10 +326,12 @@ static void top_term_attr(enum top_style st)
 }
 
 /* Bytes of s that fill at most w columns, into out (control bytes, and a combining character that begins it,
- * as '?'; without UTF-8, non-ASCII as '?'). */
+ * as '?'; without UTF-8, non-ASCII as '?'). A combining character after a wide one is left out: ncurses
+ * before 6.3 (Debian 11, Ubuntu 20.04) drops it and 6.4 keeps it, so top's own frames could match only one
+ * of them (check-portable's Debian 11 root showed it). */
 static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t *outn)
 {
-    int cols = 0;
+    int cols = 0, lastw = 0;
     size_t k = 0;
     mbstate_t ms;
     memset(&ms, 0, sizeof ms);
@@ -337,7 +339,7 @@ static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t 
         unsigned char c = (unsigned char)*s;
         if (c < 0x80 || !top_term.utf8) {
             out[k++] = c < 0x20 || c == 0x7f || c >= 0x80 ? '?' : (char)c;
-            cols++, s++;
+            cols++, s++, lastw = 1;
             continue;
         }
         wchar_t wc;
@@ -346,19 +348,25 @@ static int top_term_clip(const char *s, int w, char *out, size_t outlen, size_t 
         if (cw < 0) {
             memset(&ms, 0, sizeof ms);
             out[k++] = '?';
-            cols++, s++;
+            cols++, s++, lastw = 1;
             continue;
         }
         if (cw == 0 && k == 0) {   /* combining with nothing: curses would put it on the cell before the text,
                                     * or the line above's last, which another writer cannot follow */
             out[k++] = '?';
-            cols++, s += n;
+            cols++, s += n, lastw = 1;
+            continue;
+        }
+        if (cw == 0 && lastw == 2) {
+            s += n;
             continue;
         }
         if (cols + cw > w)
             break;
         memcpy(out + k, s, n);
         k += n, s += n, cols += cw;
+        if (cw > 0)
+            lastw = cw;
     }
     out[k] = '\0';
     *outn = k;
