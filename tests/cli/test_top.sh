@@ -393,13 +393,15 @@ expect_screen own "flat view" "t again: flat"
 # filter on a pid: one row; Esc clears it
 keys own / "$third" Enter
 expect_screen own "filter: $third" "filter shown in the header"
-expect_eq "filter: one row" "$(screen own | grep -cE "^ *($w1|$w2|$third|$far) ")" 1
+# the header shows the text as it is typed, the rows follow at Enter: wait for them (a loaded machine)
+rows() { screen own | grep -cE "^ *($w1|$w2|$third|$far) "; }
+wait_for "filter: one row" '[ "$(rows)" = 1 ]' 30 && ok
 keys own Escape
 expect_screen own "^ +$w2 " "Esc clears the filter"
 # signals: n keeps the process, y sends, a process that ends before the answer is not signalled
 keys own / "$w1" Enter Tab
 expect_screen own "filter: $w1" "filter on the first worker"
-expect_eq "filter: the first worker alone" "$(screen own | grep -cE "^ *($w1|$w2|$third|$far) ")" 1
+wait_for "filter: the first worker alone" '[ "$(rows)" = 1 ]' 30 && ok
 keys own k
 expect_screen own "Send SIGTERM to $w1 \(sleep 300\)\? \(y/n\)" "k asks first"
 keys own n
