@@ -567,15 +567,19 @@ UTIL_HOT void sampler_read_proc_mem(const struct read_ctx *c, struct value *out)
 }
 
 /* The process's name (NVML) and owner, container and pod (/proc, host_attrib.c), read when the pid in
- * this slot changes. */
+ * this slot changes; whether it is a notebook's kernel or an inference server by its command line, else by
+ * that name, worked out with them, not at every sample. */
 UTIL_HOT static const char *proc_name(struct sampler_gpu *g, unsigned slot, unsigned pid)
 {
     if (g->pname[slot].pid == pid && g->pname[slot].name[0])
         return g->pname[slot].name;
+    struct host_attrib *w = &g->pname[slot].who;
     if (g->pname[slot].pid != pid)   /* /proc once per process, even while NVML has no name for it */
-        host_attrib_read(NULL, (int)pid, &g->pname[slot].who);
+        host_attrib_read(NULL, (int)pid, w);
     g->pname[slot].pid = pid;
     sampler_process_name(pid, g->pname[slot].name, sizeof g->pname[slot].name);
+    w->notebook = w->notebook || host_is_notebook_command(g->pname[slot].name);
+    w->server = w->server || host_is_server_command(g->pname[slot].name);
     return g->pname[slot].name;
 }
 
@@ -594,8 +598,8 @@ UTIL_HOT void sampler_read_processes(const struct read_ctx *c, struct record_gpu
         p->used_mib = g->procs[i].used_memory == NVML_VALUE_NOT_AVAILABLE ? -1 : MIB(g->procs[i].used_memory);
         snprintf(p->name, sizeof p->name, "%s", proc_name(g, i, p->pid));
         const struct host_attrib *w = &g->pname[i].who;
-        p->notebook = w->notebook || host_is_notebook_command(p->name);
-        p->server = w->server || host_is_server_command(p->name);
+        p->notebook = w->notebook;
+        p->server = w->server;
         snprintf(p->user, sizeof p->user, "%s", w->user);
         snprintf(p->pod, sizeof p->pod, "%s", w->pod);
         if (w->container_id[0])
