@@ -81,7 +81,10 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              AP(startup_s)},
     [T_STARTUP_MAX] = {.name = "startup.max", .def = 300, .unit = "s",
              .meaning = "the start-up goes on past startup.seconds while the job's memory still grows by memory.rise "
-                        "over the window (compilation, autotuning), up to this"},
+                        "or startup.growth over the window (compilation, autotuning), up to this"},
+    [T_STARTUP_GROWTH] = {.name = "startup.growth", .def = 5, .unit = "%",
+             .meaning = "growth over the window, share of the memory the GPU held at its least, that counts as a "
+                        "start-up still allocating (a model small beside its GPU grows less than memory.rise)"},
     [T_PAUSE_S] = {.name = "pause.seconds", .def = 5, .unit = "s",
              .meaning = "an idle stretch (a stop) this long between busy stretches is a pause or a recurring stall, "
                         "not a gap",
@@ -211,11 +214,17 @@ static bool in_startup(const struct analyze_gpu_stats *s, const struct rule_conf
 
 /* For the shape of utilization (input, pause, small batch), the start-up goes on while the job's memory
  * still grows: compilation and autotuning (torch.compile, XLA, cuDNN) allocate as they go, in bursts
- * between idle stretches, for minutes; an allocator at its plateau is past them. Up to startup.max. Not
- * for memory pressure: near-full memory that still rises is a risk whenever it comes. */
+ * between idle stretches, for minutes; an allocator at its plateau is past them. Growing: by memory.rise
+ * of the GPU's memory, or by startup.growth of what it holds, as what a start-up allocates goes with the
+ * model, not with the GPU (1.4 GiB a window is 1.8% of an 80 GiB A100, and 10% of the 14 GiB a compiling
+ * job holds; 5% of what it holds is memory.rise's 2% of the total on a GPU 40% full, and what a job past its
+ * start-up, whose allocator has reached its plateau, does not grow). Up to startup.max. Not for memory pressure: near-full memory that still rises is a risk
+ * whenever it comes. */
 static bool in_warmup(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    bool growing = rules_mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE);
+    double grew = s->mem_slope * s->span_s;
+    bool growing = rules_mem_share(s, grew) >= T(T_MEM_RISE) ||
+                   (s->mem_ok && s->mem_min > 0 && 100 * grew >= T(T_STARTUP_GROWTH) * s->mem_min);
     return in_startup(s, c) ||
            (s->job_start_t > 0 && growing && s->now - s->window_s < s->job_start_t + T(T_STARTUP_MAX));
 }
@@ -521,7 +530,8 @@ const char rules_doc_starving[] =
     "(mean under {low.util}), the window holds no pause (a stop, an idle stretch of at least {pause.seconds}, "
     "that came at least {pause.apart} after the previous one; stops that come back sooner are the input stall "
     "itself), the window is not in the job's start-up (its first {startup.seconds} on the GPU, and on while its "
-    "memory still grows by {memory.rise}, up to {startup.max}), and the job does not report its steps (where it "
+    "memory still grows by {memory.rise} of the total or {startup.growth} of what it holds, up to {startup.max}), "
+    "and the job does not report its steps (where it "
     "does, input-wait and input-wait-some decide from its own timing).";
 
 const struct rule rule_table[R_COUNT] = {

@@ -101,14 +101,28 @@ static void test_startup_and_pause(void **state)
     s.idle_share = 30;
     s.idle_gaps = 4;
     s.job_start_t = s.now - 120;          /* past its first 60 s */
+    s.mem_last = s.mem_min = s.mem_max = 600;
     assert_true(holds(&s, "input-bound"));
     s.mem_slope = 20.0 / 30;              /* memory grew 2% of the total over the window: still compiling */
     assert_false(holds(&s, "input-bound"));
     s.job_start_t = s.now - 330;          /* up to startup.max (300 s) */
     assert_true(holds(&s, "input-bound"));
     s.job_start_t = s.now - 120;
-    s.mem_slope = 19.9 / 30;
+    s.mem_slope = 19.9 / 30;              /* 1.99% of the total, 3.3% of the 600 MiB held */
     assert_true(holds(&s, "input-bound"));
+    /* or by startup.growth (5%) of what it holds: a model small beside its GPU, still allocating */
+    s.mem_min = 300;
+    s.mem_slope = 15.0 / 30;              /* 1.5% of the total, 5% of the 300 MiB held */
+    assert_false(holds(&s, "input-bound"));
+    s.mem_min = 301;                      /* 4.98% */
+    assert_true(holds(&s, "input-bound"));
+    s.mem_min = 0;                        /* nothing held at the window's least: not a share of it */
+    assert_true(holds(&s, "input-bound"));
+    s.mem_min = 300;
+    s.job_start_t = s.now - 330;          /* up to startup.max */
+    assert_true(holds(&s, "input-bound"));
+    s.job_start_t = s.now - 120;
+    s.mem_slope = 19.9 / 30;
     s.util_mean = 34;                     /* around the stops only 68%: not a busy job pausing */
     assert_false(holds(&s, "pause"));
 }
