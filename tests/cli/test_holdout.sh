@@ -1,17 +1,18 @@
 # The hold-out (issues 23 and 27): runs gpumon was never tuned to. Each scenario of tests/holdout/,
 # tests/holdout2/ (a second round, written blind by someone who had not read the rules) and
 # tests/holdout3/ (a third, blind too, whose time splits are known by construction: the ledger's shares)
-# is a real situation, written with its expected verdicts (expected.txt of each) before gpumon judged it.
+# and tests/holdout4/ (a fourth, blind, on a job's first minutes: slow start-ups against jobs starved or
+# stuck from their first step) is a real situation, written with its expected verdicts (expected.txt of each) before gpumon judged it.
 # Recorded by gpumon watch fast-played 20x (records 2 s apart of the scenario every 100 ms: their
 # clock is the scenario's, so the default window and thresholds judge them as a live job), all at
 # once (they wait on the clock, not the CPU); seqlen-switch runs a step-reporting loop under gpumon
 # run (20x: its steps take wall time). The host figures are the scenario's (holdout.py host, and
-# host2.py for the second round), not this machine's. Expectations gpumon does not meet yet are listed
+# host2.py for the second round, host4.py for the fourth), not this machine's. Expectations gpumon does not meet yet are listed
 # in each round's known.txt.
 . "$(dirname "$0")/lib.sh"
 H="$SRC/tests/holdout"
-H2="$T/holdout2" H3="$T/holdout3"   # the later rounds' scenarios beside their traces (gen_traces.py DIR)
-for r in "$H2" "$H3"; do
+H2="$T/holdout2" H3="$T/holdout3" H4="$T/holdout4"   # the later rounds' scenarios beside their traces (gen_traces.py DIR)
+for r in "$H2" "$H3" "$H4"; do
   mkdir -p "$r" && cp "$SRC/tests/${r##*/}"/*.scn "$r/" && "$PY" "$SRC/tests/${r##*/}/gen_traces.py" "$r" ||
     fail "${r##*/}: its traces"
 done
@@ -48,6 +49,10 @@ for spec in input-stalls:360 checkpoint-90s:480 power-throttle-half:360 startup-
             idle-half:400 mixed-job:460; do
   record "$H3" "${spec%%:*}" "${spec##*:}" &
 done
+for spec in compile-warmup:420 weights-nfs:360 ddp-8gpu:300 starved-cpu-small:300 starved-io:360 \
+            small-startup:300 nccl-hang:360 healthy-start:240; do
+  record "$H4" "${spec%%:*}" "${spec##*:}" &
+done
 GPUMON_SIM_SPEED=20 "$GPUMON" run --scenario "$H/seqlen-switch.scn" --interval 2s --output "$T/seqlen-switch.jsonl" \
   -- "$PY" "$H/seqlen_job.py" > /dev/null 2> "$T/seqlen-switch.err" || fail "seqlen-switch: run failed: $(cat "$T/seqlen-switch.err")"
 wait
@@ -56,6 +61,7 @@ pycheck "$T/seqlen-switch.jsonl" 'assert sum(s["n"] for r in recs for s in r.get
 judge() {   # judge NAME: the scenario's host figures into its log, then its diagnosis
   local model="$H/holdout.py"
   [ -e "$H2/$1.scn" ] && model="$SRC/tests/holdout2/host2.py"
+  [ -e "$H4/$1.scn" ] && model="$SRC/tests/holdout4/host4.py"
   "$PY" "$model" host "$1" "$T/$1.jsonl" || fail "$1: host model"
   "$GPUMON" diagnose "$T/$1.jsonl" --format json > "$T/$1.json" 2> "$T/$1.err" || fail "$1: diagnose: $(cat "$T/$1.err")"
 }
@@ -63,7 +69,7 @@ for log in "$T"/*.jsonl; do
   judge "$(basename "$log" .jsonl)" &
 done
 wait
-out=$(for r in holdout holdout2 holdout3; do
+out=$(for r in holdout holdout2 holdout3 holdout4; do
        "$PY" "$H/holdout.py" check "$T" "$SRC/tests/$r/expected.txt" "$SRC/tests/$r/known.txt"
      done)
 printf '%s\n' "$out"
