@@ -271,6 +271,35 @@ unsigned analyze_stops_of(const struct analyzer *a, const struct analyze_gpu *g,
     }
     return n;
 }
+/* The stall clock (still_for_s): an idle GPU whose memory grows by mem_rise of the GPU, or by startup_growth
+ * of what it held, since the clock last started (from the least it held since) is making progress (weights
+ * read from slow storage into it, a model built on it), not hung: the clock starts again there. */
+static void analyze_still(const struct analyzer *a, struct analyze_gpu *g, double t, bool idle, double used,
+                          double total)
+{
+    if (!idle) {
+        g->still_since = 0;
+        return;
+    }
+    bool known = !isnan(used) && total > 0;
+    if (g->still_since == 0) {
+        g->still_since = t;
+        g->still_mem = known ? used : NAN;
+        return;
+    }
+    if (!known)
+        return;
+    double grew = used - g->still_mem;
+    if (isnan(grew) || grew < 0) {   /* the least it held since the clock started */
+        g->still_mem = used;
+        return;
+    }
+    if (grew > 0 && (100 * grew >= a->cfg.mem_rise * total || 100 * grew >= a->cfg.startup_growth * g->still_mem)) {
+        g->still_since = g->progress_t = t;
+        g->still_mem = used;
+    }
+}
+
 
 /* The history the window cannot hold: first memory use, near full since, the job's start, idle since,
  * lost since, XIDs, stops, whether notebook kernels or inference servers hold the GPU, a memory repair
@@ -306,8 +335,11 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
             g->mem_first_use_t = 0;   /* nothing held: a later allocation starts afresh */
         else if (g->mem_first_use_t == 0)
             g->mem_first_use_t = p->t;
-        if (frac >= 0.01 && g->seen_unused && g->job_start_t == 0)
+        if (frac >= 0.01 && g->seen_unused && g->job_start_t == 0) {
             g->job_start_t = p->t;    /* a job started here, not before the log began */
+            g->grow_t[0] = g->grow_mem[0] = 0;   /* mem_growth from what it first held, not from nothing */
+            g->grow_t[1] = p->t, g->grow_mem[1] = used;
+        }
         if (frac < 0.01) {
             g->seen_unused = true;
             g->job_start_t = 0;       /* the GPU was given up: the next use is a new start */
@@ -322,6 +354,11 @@ static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const str
         g->idle_since = 0;
     else if (g->idle_since == 0)
         g->idle_since = p->t;
+    analyze_still(a, g, p->t, idle && !p->lost, used, total);
+    if (!isnan(used) && (g->grow_t[1] == 0 || p->t - g->grow_t[1] >= ANALYZE_GROW_S)) {
+        g->grow_t[0] = g->grow_t[1], g->grow_mem[0] = g->grow_mem[1];   /* mem_growth's references */
+        g->grow_t[1] = p->t, g->grow_mem[1] = used;
+    }
     if (p->lost && g->lost_t == 0)
         g->lost_t = p->t;
     for (unsigned x = 0; x < rg->nxids; x++) {
@@ -531,6 +568,7 @@ bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest 
     out->server = g->server;
     out->steps_ok = g->last_steps_ok;
     out->steps = g->last_steps;
+    out->progress = g->progress_t == p->t && g->still_since == p->t;
     return true;
 }
 

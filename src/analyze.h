@@ -33,6 +33,7 @@
 #include "util.h"
 
 #define ANALYZE_MAX_POINTS 65536
+#define ANALYZE_GROW_S 30       /* mem_growth's reference points: one at least this far back */
 #define ANALYZE_MAX_XIDS 8
 
 /* What the analysis needs to measure: the window, and the thresholds that define a measurement (what
@@ -50,6 +51,8 @@ struct analyze_config {
     double busy_util;       /* % sub-second peak from which a mostly idle record holds a burst of real work */
     double pause_s;         /* idle seconds from which a stop counts (analyze_stop) */
     double sm_idle;         /* % SM activity and DRAM bandwidth (GPM) both under which a busy GPU waits: idle */
+    double mem_rise;        /* % of the GPU's memory, */
+    double startup_growth;  /* or of what it holds, by which memory that grows while the GPU idles is progress */
 };
 
 /* The columns of a window point: one number per record, NAN where the record lacks it. */
@@ -135,6 +138,12 @@ struct analyze_gpu_stats {
     double idle_gaps;                  /* idle stretches in the window */
     double idle_gap_mean_s, idle_gap_max_s;
     double idle_for_s;                 /* how long the GPU has been idle without a break, 0 if busy */
+    double mem_growth;                 /* % growth of the memory held, per window, over the last 30-60 s
+                                        * (ANALYZE_GROW_S to twice that, the window's end alike whatever its
+                                        * length): a start-up's allocations come in bursts, and a least-squares
+                                        * slope over a window that holds one or two reads them low; NAN unknown */
+    double still_for_s;                /* of that, since its memory last grew by mem_rise of the GPU or
+                                        * startup_growth of what it held (weights loading: progress, not a hang) */
     double spin_share;                 /* % of the window's points busy by utilization while GPM shows the SMs
                                         * and DRAM idle (under sm.idle): a kernel that waits, counted idle */
     /* stops (analyze_stop): idle stretches of pause.seconds or more, quiet blips inside them forgiven */
@@ -269,6 +278,7 @@ struct analyze_latest {
     bool server;            /* every process on it is an inference server (the server-idle rule's) */
     bool steps_ok;          /* processes on it reported steps in that record */
     double steps;           /* steps they ended in it */
+    bool progress;          /* idle, its memory grew enough by this point to count as progress (still_for_s) */
 };
 /* False before the GPU's first record. */
 bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest *out);

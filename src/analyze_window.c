@@ -171,6 +171,10 @@ static void analyze_events(const struct analyzer *a, const struct analyze_gpu *g
     s->lost = last->lost;
     s->lost_t = g->lost_t;
     s->idle_for_s = g->idle_since > 0 ? a->now - g->idle_since : 0;
+    s->still_for_s = g->still_since > 0 ? a->now - g->still_since : 0;
+    double span = a->now - g->grow_t[0];   /* from the older reference: ANALYZE_GROW_S to twice that back */
+    s->mem_growth = g->grow_t[0] > 0 && g->grow_mem[0] > 0 && span > 0 && s->mem_ok
+                        ? 100 * (s->mem_last - g->grow_mem[0]) / g->grow_mem[0] * a->cfg.window_s / span : NAN;
     s->mem_first_use_t = g->mem_first_use_t;
     s->mem_high_t = g->mem_high_t;
     s->job_start_t = g->job_start_t;

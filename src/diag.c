@@ -228,7 +228,8 @@ __attribute__((noinline)) static void diag_ledger_feed(struct diag *d, const str
             .clock_ratio = p.v[AC_SM_CLOCK_MAX] > 0 ? p.v[AC_SM_CLOCK] / p.v[AC_SM_CLOCK_MAX] : NAN,
             .clock_held = p.clock_held, .wait_s = NAN, .steps = p.steps_ok ? p.steps : 0,
             .sm_active = p.v[AC_SM_ACTIVE], .tensor = p.v[AC_TENSOR], .energy_j = NAN,
-            .idle_by_design = p.notebook || p.server,
+            .idle_by_design = p.notebook || p.server, .progress = p.progress,
+            .allocating = d->last_eval > 0 && rules_allocating(&d->stats[g], &d->cfg),
         };
         if (p.steps_ok) {   /* the loop's share of its time waiting, over the record's interval */
             double w = fmax(0, p.v[AC_IN_WAIT]), c = fmax(0, p.v[AC_IN_COMPUTE]), dt = ledger_interval(d->ledger, g, p.t);

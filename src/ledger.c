@@ -9,7 +9,8 @@
  *     stretch: before the job's first sustained work (sustain_s busy
  *     without a stop of pause_s) it is startup, once a job is known on the GPU
  *     (idle, when the GPU is never used at all), unless memory is held that
- *     long without any work (stalled, as the stalled rule says); holding no
+ *     long without any work, nor any growth of it (stalled, as the stalled
+ *     rule says: weights loading into it are progress); holding no
  *     memory it is idle; holding memory for stall_s it is stalled (the
  *     stalled rule), or idle for a notebook's kernel between cells or a
  *     server between requests (the notebook-idle and server-idle rules);
@@ -58,7 +59,9 @@ struct ledger_gpu {
     double pre_pending;          /* idle seconds before the first sustained work, a job known */
     double pre_held;             /* of them, the latest ones holding memory without a break */
     bool pre_stalled;            /* those reached stall_s: stalled before any work (the stalled rule's) */
-    double busy_run;             /* busy seconds without a break of pause_s (sustained work) */
+    double busy_run;             /* busy seconds without a break of pause_s (sustained work), memory not growing */
+    double still_s;              /* of a stretch, idle seconds since its memory last grew (progress): stalled
+                                  * from stall_s, as the stalled rule's clock */
     double idle_run;             /* idle seconds since the latest busy ones */
     bool in_stretch, stretch_mem, stretch_stalled;
     enum ledger_cause stall_as;  /* what a stretch past stall_s is: stalled, or idle (a notebook between cells,
@@ -231,21 +234,25 @@ static void ledger_take_input(struct ledger *l, struct ledger_gpu *g)
  * rules_stop_is_pause) is one, whatever input verdict holds or comes (a blind hold-out's 60 s pause was
  * taken as input wait by a verdict that began after it, tests/holdout3/mixed-job.scn); the rest is input
  * wait while an input verdict holds, else undecided. */
+static void ledger_stop_seconds(struct ledger *l, struct ledger_gpu *g, bool stop, bool input, double s)
+{
+    bool isolated = stop && (g->stretch_start <= g->first_t ||
+                             !(g->stretch_start - g->stop_end < l->cfg.pause_apart_s));
+    if (isolated)
+        ledger_add(l, g, LC_PAUSE, s);
+    else if (input)
+        ledger_add(l, g, LC_INPUT_WAIT, s);
+    else
+        ledger_push(l, g, g->stretch_end, LP_PAUSE, s);
+}
+
 static void ledger_end_stretch(struct ledger *l, struct ledger_gpu *g, bool input, double t)
 {
     if (!g->in_stretch)
         return;
     bool stop = g->stretch_stalled || g->stretch_s >= l->cfg.pause_s;
-    bool isolated = stop && (g->stretch_start <= g->first_t ||
-                             !(g->stretch_start - g->stop_end < l->cfg.pause_apart_s));
-    if (!g->stretch_stalled && g->stretch_s > 0) {
-        if (isolated)
-            ledger_add(l, g, LC_PAUSE, g->stretch_s);
-        else if (input)
-            ledger_add(l, g, LC_INPUT_WAIT, g->stretch_s);
-        else
-            ledger_push(l, g, g->stretch_end, LP_PAUSE, g->stretch_s);
-    }
+    if (!g->stretch_stalled && g->stretch_s > 0)
+        ledger_stop_seconds(l, g, stop, input, g->stretch_s);
     if (stop)
         g->stop_end = t;
     g->in_stretch = g->stretch_stalled = g->stretch_mem = false;
@@ -259,13 +266,15 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
     if (g->idle_run >= l->cfg.pause_s)
         g->busy_run = 0;   /* a stop, not a gap: sustained work starts again */
     if (!g->working) {
+        if (p->progress)   /* memory grows: loading, not hung */
+            g->pre_stalled = false;
         if (g->pre_stalled && p->mem_held) {
             ledger_add(l, g, g->stall_as, s);
             ledger_recent(l, g, p->t, g->stall_as, s);
         } else if (p->job || g->used) {
             g->pre_stalled = false;
             g->pre_pending += s;
-            g->pre_held = p->mem_held ? g->pre_held + s : 0;
+            g->pre_held = p->mem_held && !p->progress ? g->pre_held + s : 0;   /* held, and flat */
             ledger_recent(l, g, p->t, LC_STARTUP, s);
             if (g->pre_held >= l->cfg.stall_s) {   /* memory held, nothing done for stall_s: stalled */
                 g->stall_as = p->idle_by_design ? LC_IDLE : LC_STALLED;
@@ -286,19 +295,27 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
         return;
     }
     if (!g->in_stretch)
-        g->stretch_start = g->last_t;
+        g->stretch_start = g->last_t, g->still_s = 0;
     g->in_stretch = true;
     g->stretch_mem |= p->mem_held;
     g->stretch_end = p->t;
+    if (p->progress) {   /* memory grows: progress, the stall clock starts again */
+        g->still_s = 0;
+        g->stretch_stalled = false;
+    } else {
+        g->still_s += s;
+    }
     if (g->stretch_stalled) {
         ledger_add(l, g, g->stall_as, s);
         ledger_recent(l, g, p->t, g->stall_as, s);
         return;
     }
     g->stretch_s += s;
-    if (g->stretch_s >= l->cfg.stall_s && p->mem_held) {   /* the stalled rule's: idle that long, memory held */
+    if (g->still_s >= l->cfg.stall_s && p->mem_held) {   /* the stalled rule's: idle that long, memory held and flat */
+        if (g->stretch_s > g->still_s)   /* the stop's time while memory still grew: a stop like any other */
+            ledger_stop_seconds(l, g, true, p->input_verdict, g->stretch_s - g->still_s);
         g->stall_as = p->idle_by_design ? LC_IDLE : LC_STALLED;   /* notebook-idle's, server-idle's */
-        ledger_add(l, g, g->stall_as, g->stretch_s);
+        ledger_add(l, g, g->stall_as, g->still_s);
         ledger_recent(l, g, p->t, g->stall_as, s);
         g->stretch_s = 0;
         g->stretch_stalled = true;
@@ -313,7 +330,8 @@ static void ledger_busy(struct ledger *l, struct ledger_gpu *g, const struct led
 {
     ledger_end_stretch(l, g, p->input_verdict && !steps, p->t);
     g->used = true;
-    g->busy_run += dt;
+    if (!p->allocating)   /* autotune bursts while the start-up still allocates are not yet sustained work */
+        g->busy_run += dt;
     g->idle_run = 0;
     g->pre_held = 0;
     g->pre_stalled = false;
@@ -328,6 +346,11 @@ static void ledger_busy(struct ledger *l, struct ledger_gpu *g, const struct led
     } else if (p->input_verdict) {
         ledger_add(l, g, LC_INPUT_WAIT, gap);
         ledger_recent(l, g, p->t, LC_INPUT_WAIT, gap);
+    } else if (!g->working && gap > b) {   /* a mostly idle record before the first sustained work (an
+                                             * autotune burst): its idle rest is the start-up's, as the idle
+                                             * records around it */
+        ledger_add(l, g, LC_STARTUP, gap);
+        ledger_recent(l, g, p->t, LC_STARTUP, gap);
     } else {
         ledger_push(l, g, p->t, LP_GAP, gap);
         ledger_recent(l, g, p->t, LC_COMPUTE, gap);

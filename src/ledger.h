@@ -68,6 +68,8 @@ struct ledger_point {
     bool input_verdict;  /* an input verdict (input-bound, input-wait...) holds on this GPU */
     bool idle_by_design; /* every process on it is a notebook's kernel, or every one an inference server: a long
                           * stop holding memory is idle (notebook-idle, server-idle), not stalled */
+    bool progress;       /* idle, its memory grew enough to be progress (the stalled rule's clock starts again) */
+    bool allocating;     /* the job's start-up still allocates (rules_allocating): not yet sustained work */
 };
 
 /* A ledger's seconds, of one GPU or of the run. */

@@ -48,7 +48,9 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "memory used, share of total, that counts as near full",
              AP(mem_high)},
     [T_MEM_RISE] = {.name = "memory.rise", .def = 2, .unit = "%",
-             .meaning = "growth over the window, share of total, that counts as rising"},
+             .meaning = "growth over the window, share of total, that counts as rising (and, of an idle GPU, as "
+                        "progress: the stall clock starts again)",
+             AP(mem_rise)},
     [T_OOM_MEM] = {.name = "oom.memory", .def = 95, .unit = "%",
              .meaning = "memory share just before a process ended that means out of memory"},
     [T_PREALLOC_RISE] = {.name = "prealloc.rise_s", .def = 5, .unit = "s",
@@ -83,8 +85,10 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "the start-up goes on past startup.seconds while the job's memory still grows by memory.rise "
                         "or startup.growth over the window (compilation, autotuning), up to this"},
     [T_STARTUP_GROWTH] = {.name = "startup.growth", .def = 5, .unit = "%",
-             .meaning = "growth over the window, share of the memory the GPU held at its least, that counts as a "
-                        "start-up still allocating (a model small beside its GPU grows less than memory.rise)"},
+             .meaning = "growth per window (over the last 30-60 s), share of the memory the GPU held, that "
+                        "counts as a start-up still allocating (a model small beside its GPU grows less than "
+                        "memory.rise); and growth, share of what an idle GPU held, that is progress, not a stall",
+             AP(startup_growth)},
     [T_PAUSE_S] = {.name = "pause.seconds", .def = 5, .unit = "s",
              .meaning = "an idle stretch (a stop) this long between busy stretches is a pause or a recurring stall, "
                         "not a gap",
@@ -212,21 +216,25 @@ static bool in_startup(const struct analyze_gpu_stats *s, const struct rule_conf
     return s->job_start_t > 0 && s->now - s->window_s < s->job_start_t + T(T_STARTUP_S);
 }
 
-/* For the shape of utilization (input, pause, small batch), the start-up goes on while the job's memory
- * still grows: compilation and autotuning (torch.compile, XLA, cuDNN) allocate as they go, in bursts
- * between idle stretches, for minutes; an allocator at its plateau is past them. Growing: by memory.rise
- * of the GPU's memory, or by startup.growth of what it holds, as what a start-up allocates goes with the
- * model, not with the GPU (1.4 GiB a window is 1.8% of an 80 GiB A100, and 10% of the 14 GiB a compiling
- * job holds; 5% of what it holds is memory.rise's 2% of the total on a GPU 40% full, and what a job past its
- * start-up, whose allocator has reached its plateau, does not grow). Up to startup.max. Not for memory pressure: near-full memory that still rises is a risk
- * whenever it comes. */
+/* For the shape of utilization (input, pause, small batch, straggler), the start-up goes on while the job's
+ * memory still grows: compilation and autotuning (torch.compile, XLA, cuDNN) allocate as they go, in bursts
+ * between idle stretches, for minutes; an allocator at its plateau is past them. Growing: by memory.rise of
+ * the GPU over the window, or by startup.growth of what it holds per window over the last 30-60 s
+ * (mem_growth: allocations come in steps at the bursts, which a window's slope reads low), as what a
+ * start-up allocates goes with the model, not the GPU (1.4 GiB a window: 1.8% of an 80 GiB A100, 10% of the
+ * 14 GiB a compiling job holds; 5% of what it holds is memory.rise on a GPU 40% full). Up to startup.max.
+ * Not for memory pressure: near-full memory that still rises is a risk whenever it comes. */
+bool rules_allocating(const struct analyze_gpu_stats *s, const struct rule_config *c)
+{
+    bool growing = rules_mem_share(s, s->mem_slope * s->span_s) >= T(T_MEM_RISE) ||
+                   s->mem_growth >= T(T_STARTUP_GROWTH);
+    return s->job_start_t > 0 && growing && !in_startup(s, c) &&
+           s->now - s->window_s < s->job_start_t + T(T_STARTUP_MAX);
+}
+
 static bool in_warmup(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    double grew = s->mem_slope * s->span_s;
-    bool growing = rules_mem_share(s, grew) >= T(T_MEM_RISE) ||
-                   (s->mem_ok && s->mem_min > 0 && 100 * grew >= T(T_STARTUP_GROWTH) * s->mem_min);
-    return in_startup(s, c) ||
-           (s->job_start_t > 0 && growing && s->now - s->window_s < s->job_start_t + T(T_STARTUP_MAX));
+    return in_startup(s, c) || rules_allocating(s, c);
 }
 
 /* Long stops that come back after little busy time (shards fetched from network storage, a loader that
@@ -253,11 +261,12 @@ static bool holds_pause(const struct analyze_gpu_stats *s, const struct rule_con
     return rules_stop_kind(s, c) == RULE_STOP_PAUSE;
 }
 
-/* One or two isolated stops between busy stretches, the GPU busy around them and little idle besides. */
+/* One or two isolated stops between busy stretches, the GPU busy around them and little idle besides. Not
+ * the stop its records began in (stop_busy_before_s NAN): nothing busy before it, a start-up if anything. */
 static bool paused(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     double other_idle = s->idle_share / 100 * s->span_s - s->stop_idle_s;
-    return holds_pause(s, c) && s->stops <= 2 && s->busy_util >= T(T_HEALTHY_UTIL) &&
+    return holds_pause(s, c) && !isnan(s->stop_busy_before_s) && s->stops <= 2 && s->busy_util >= T(T_HEALTHY_UTIL) &&
            other_idle < T(T_SWING_IDLE) / 100 * s->span_s;
 }
 
@@ -361,17 +370,17 @@ static bool p_oom(const struct analyze_gpu_stats *s, const struct rule_config *c
  * inference server between requests (server-idle: a blind hold-out's quiet night read stalled). */
 static bool p_stalled(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && !s->notebook && !s->server;
+    return s->still_for_s >= T(T_STALL_S) && mem_held(s, c) && !s->notebook && !s->server;
 }
 
 static bool p_server_idle(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && s->server && !s->notebook;
+    return s->still_for_s >= T(T_STALL_S) && mem_held(s, c) && s->server && !s->notebook;
 }
 
 static bool p_notebook_idle(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
-    return s->idle_for_s >= T(T_STALL_S) && mem_held(s, c) && s->notebook;
+    return s->still_for_s >= T(T_STALL_S) && mem_held(s, c) && s->notebook;
 }
 
 static bool p_thermal(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -411,7 +420,8 @@ static bool p_slow_node(const struct analyze_gpu_stats *s, const struct rule_con
 static bool p_straggler(const struct analyze_gpu_stats *s, const struct rule_config *c)
 {
     bool left = s->procs == 0 && !(rules_mem_share(s, s->mem_last) >= T(T_STALL_MEM));   /* done, or it failed */
-    return s->npeers > 0 && in_use(s, c) && !left && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP);
+    return s->npeers > 0 && in_use(s, c) && !left && s->peer_median_util - s->util_mean >= T(T_STRAGGLER_GAP) &&
+           !in_warmup(s, c);   /* a rank that loads its shards longer than its peers is in its start-up */
 }
 
 static bool p_input_io(const struct analyze_gpu_stats *s, const struct rule_config *c)
@@ -558,7 +568,7 @@ const struct rule rule_table[R_COUNT] = {
     [R_STALLED] = {.id = "stalled", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_stalled,
         .yields_to = RULE_BIT(R_GPU_LOST),
         .evidence = rules_ev_stalled, .title = "the GPU idles while holding memory",
-        .when = "the GPU is idle (under {idle.util}, or a kernel that waits: utilization busy while SM activity and DRAM are under {sm.idle}) for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and its processes are not all a notebook's kernels (notebook-idle) nor all inference servers (server-idle)",
+        .when = "the GPU is idle (under {idle.util}, or a kernel that waits: utilization busy while SM activity and DRAM are under {sm.idle}) for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, its memory not growing meanwhile by {memory.rise} of the total or {startup.growth} of what it held (a model loaded from slow storage is progress), and its processes are not all a notebook's kernels (notebook-idle) nor all inference servers (server-idle)",
         .advice = "The job may be hung (deadlock in a collective, a stuck data loader, waiting on a dead peer): take a stack "
          "dump (py-spy dump --pid PID), check NCCL timeouts, and free the GPU if the job is dead."},
     [R_XID_APP] = {.id = "xid-app", .severity = SEV_WARNING, .needs_window = false, .applies = p_xid_app,
@@ -643,7 +653,7 @@ const struct rule rule_table[R_COUNT] = {
     [R_STRAGGLER] = {.id = "straggler", .severity = SEV_WARNING, .needs_window = true, .applies = p_straggler,
         .yields_to = RULE_BIT(R_SLOW_NODE),
         .evidence = rules_ev_straggler, .title = "well below its peers",
-        .when = "the GPU is in use by the job (not a GPU its processes left, memory freed) and its mean utilization is at least {straggler.gap} below the median of the busy peer GPUs",
+        .when = "the GPU is in use by the job (not a GPU its processes left, memory freed) and its mean utilization is at least {straggler.gap} below the median of the busy peer GPUs, not in its start-up (as the input rules: {startup.seconds}, and on while its memory grows)",
         .advice = "In data-parallel training every step waits for the slowest GPU: check this GPU's clocks, temperature and "
          "PCIe link, uneven data sharding, or another process sharing it."},
     [R_BUSY_UNDERUSED] = {.id = "busy-underused", .severity = SEV_WARNING, .needs_window = true, .applies = p_busy_underused,
@@ -690,21 +700,21 @@ const struct rule rule_table[R_COUNT] = {
          "collection, or work done every N steps (logging, evaluation, checkpoints) inside the loop."},
     [R_PAUSE] = {.id = "pause", .severity = SEV_INFO, .needs_window = true, .applies = p_pause,
         .evidence = rules_ev_pause, .title = "a pause between busy stretches (checkpoint, evaluation, epoch start)",
-        .when = "the GPU is in use, with one or two stops (idle stretches of at least {pause.seconds}, quiet blips inside them forgiven) that each came at least {pause.apart} after the previous one, busy at least {healthy.util} around them and idle under {swing.idle_share} besides, not in the start-up; said once it is busy again, while the window holds them",
+        .when = "the GPU is in use, with one or two stops (idle stretches of at least {pause.seconds}, quiet blips inside them forgiven) that each came at least {pause.apart} after the previous one (not the stop its records began in: nothing was seen busy before it), busy at least {healthy.util} around them and idle under {swing.idle_share} besides, not in the start-up; said once it is busy again, while the window holds them",
         .advice = "A one-off or periodic stop is not an input stall. If it is checkpointing, save asynchronously "
          "(torch.distributed.checkpoint.async_save, Orbax async checkpoints) or less often; at an epoch's start, keep "
          "DataLoader workers alive (persistent_workers=True); nothing to fix if it is evaluation."},
     [R_NOTEBOOK_IDLE] = {.id = "notebook-idle", .severity = SEV_INFO, .needs_window = false, .yields_to = RULE_BIT(R_GPU_LOST),
         .applies = p_notebook_idle, .evidence = rules_ev_stalled,
         .title = "a notebook kernel holds the GPU's memory between cells",
-        .when = "idle for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and every process on the GPU is a notebook's kernel (ipykernel, Colab, Spyder): a notebook between cells, not a hung job",
+        .when = "idle for at least {stall.seconds} (its memory not growing: as stalled) while holding at least {stall.memory} of memory or a process, and every process on the GPU is a notebook's kernel (ipykernel, Colab, Spyder): a notebook between cells, not a hung job",
         .advice = "Nothing runs while the notebook waits for its next cell, but its memory stays taken and other jobs "
          "cannot use it: free what you are done with (del the tensors, then torch.cuda.empty_cache(); TensorFlow keeps "
          "it until the kernel restarts) and shut the kernel down when you are finished."},
     [R_SERVER_IDLE] = {.id = "server-idle", .severity = SEV_INFO, .needs_window = false, .yields_to = RULE_BIT(R_GPU_LOST),
         .applies = p_server_idle, .evidence = rules_ev_stalled,
         .title = "an inference server holds its model, waiting for requests",
-        .when = "idle for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, and every process on the GPU is an inference server (Triton, vLLM, Text Generation Inference, TorchServe, TensorFlow Serving, SGLang, LMDeploy, TensorRT-LLM, Ray Serve, llama.cpp, Ollama): no requests, not a hung job",
+        .when = "idle for at least {stall.seconds} (its memory not growing: as stalled) while holding at least {stall.memory} of memory or a process, and every process on the GPU is an inference server (Triton, vLLM, Text Generation Inference, TorchServe, TensorFlow Serving, SGLang, LMDeploy, TensorRT-LLM, Ray Serve, llama.cpp, Ollama): no requests, not a hung job",
         .advice = "The server keeps its model in memory to answer the next request at once. If it stays this quiet, "
          "serve the model from fewer GPUs, share the GPU (MIG, MPS, several models per server), or scale the "
          "deployment to zero when idle; if it should be busy, check that requests reach it."},

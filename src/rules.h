@@ -98,6 +98,12 @@ const char *rules_severity_name(enum rule_severity s);
  * recurs makes them all the input's). */
 enum rule_stop { RULE_STOP_NONE, RULE_STOP_PAUSE, RULE_STOP_RECURS };
 bool rules_stop_is_pause(const struct analyze_stop *st, const struct rule_config *c);
+/* The job's start-up still allocates on this GPU past its first startup.seconds: its memory grows by
+ * memory.rise of the GPU or startup.growth of what it holds (compilation, autotuning), up to startup.max from
+ * its start (the rules' start-up beyond startup.seconds; the ledger's: bursts of work meanwhile are not yet
+ * its sustained work; in the first seconds the first allocation is growth too, and a job starved from its
+ * first step works in bursts then). */
+bool rules_allocating(const struct analyze_gpu_stats *s, const struct rule_config *c);
 enum rule_stop rules_stop_kind(const struct analyze_gpu_stats *s, const struct rule_config *c);
 /* Rule r's advice, for a verdict whose evidence had the job's process figures (job_watched: gpumon run,
  * or its log) or not: where knowing them changes what to do, the advice says so. */

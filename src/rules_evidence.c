@@ -103,6 +103,8 @@ void rules_ev_stalled(const struct analyze_gpu_stats *s, const struct rule_confi
         sbuf_printf(b, "idle (utilization under %.0f%%) for %.0f s while holding %.0f MiB (%.1f%%) with %d process%s",
                     c->t[T_IDLE_UTIL], s->idle_for_s, s->mem_last, rules_mem_share(s, s->mem_last), s->procs,
                     s->procs == 1 ? "" : "es");
+    if (s->still_for_s < s->idle_for_s - 0.5)   /* the stall clock started again when memory last grew */
+        sbuf_printf(b, "; its memory last grew %.0f s ago", s->still_for_s);
 }
 
 static void ev_throttle(const struct analyze_gpu_stats *s, struct sbuf *b, enum clock_reason_group group,

@@ -60,7 +60,7 @@ static struct analyze_config config(double window)
 {
     return (struct analyze_config){.window_s = window, .idle_util = 5, .mem_high = 90, .min_samples = 5,
                                    .min_coverage = 80, .startup_s = 60, .steps_min = 10, .busy_util = 40,
-                                   .pause_s = 5, .sm_idle = 5};
+                                   .pause_s = 5, .sm_idle = 5, .mem_rise = 2, .startup_growth = 5};
 }
 
 /* Two GPUs at 90%, and the given processes' steps: each takes step seconds, wait of it waiting. */
@@ -316,6 +316,42 @@ static void test_idle_gaps(void **state)
     assert_true(s.idle_gaps == 1);
     assert_true(fabs(s.idle_share - 40) < 1e-9);
     assert_true(fabs(s.idle_for_s - 3) < 1e-9);   /* idle since 3006, now 3009 */
+    assert_true(fabs(s.still_for_s - 3) < 1e-9);  /* its memory flat */
+    /* memory that grows while the GPU idles is progress (weights loading): the stall clock starts again where
+     * it grew by mem_rise (2%) of the GPU or startup_growth (5%) of what it held since the clock started */
+    analyze_free(a);
+    a = analyze_new(&c);
+    static const long long mem[] = {400, 410, 419, 440, 430, 450, 451, 452, 300, 314, 315, 316};
+    static const double still[] = {0, 1, 2, 0, 1, 0, 1, 2, 3, 4, 0, 1};
+    /* 400: the clock starts; +19 (1.9% of 1000, 4.75% of 400): no; 440: +40; 430: the least since is 430;
+     * 450: +20 (2%) from it; 300: down; 314: +14 is 1.4% and 4.7% of 300; 315: +15, 5% of 300 */
+    for (int i = 0; i < 12; i++) {
+        feed(a, 4000 + i, 0, 100, mem[i], 1);
+        s = stats(a);
+        if (fabs(s.still_for_s - still[i]) > 1e-9)
+            fail_msg("point %d (memory %lld): still_for_s %g, expected %g", i, mem[i], s.still_for_s, still[i]);
+        assert_true(fabs(s.idle_for_s - i) < 1e-9);
+    }
+    struct analyze_latest l;
+    assert_true(analyze_latest(a, 0, &l) && !l.progress);
+    feed(a, 4012, 0, 100, 400, 1);
+    assert_true(analyze_latest(a, 0, &l) && l.progress);
+    feed(a, 4013, 90, 0, 500, 1);   /* busy: neither idle nor still, and not progress (work) */
+    s = stats(a);
+    assert_true(s.idle_for_s == 0 && s.still_for_s == 0);
+    assert_true(analyze_latest(a, 0, &l) && !l.progress);
+    analyze_free(a);
+    /* mem_growth: the memory's growth per window over the last 30 to 60 s, share of what it held then:
+     * references at 5000 (100 MiB), 5030 (115), ..., 5090 (145), 5120 (160); at 5130 from 5090's: 20 over 40 s */
+    a = analyze_new(&c);
+    for (int t = 0; t <= 130; t++) {
+        feed(a, 5000 + t, 0, 100, 100 + t / 2, 1);
+        s = stats(a);
+        if (t < 30)
+            assert_true(isnan(s.mem_growth));   /* one reference only */
+    }
+    if (fabs(s.mem_growth - 100.0 * 20 / 145 * c.window_s / 40) > 1e-9)
+        fail_msg("mem_growth %g", s.mem_growth);
     analyze_free(a);
 }
 

@@ -64,6 +64,57 @@ static void test_startup_pause_stall(void **state)
     ledger_free(l);
 }
 
+/* Weights read into an idle GPU from slow storage: its memory grows (progress), so the stall clock starts
+ * again; only memory held flat for stall_s is stalled, before the first work and between busy stretches. */
+static void test_loading_not_stalled(void **state)
+{
+    (void)state;
+    struct ledger *l = ledger_new(&cfg);
+    struct ledger_totals t;
+    for (int i = 0; i <= 800; i++) {
+        /* 0-200: loading (progress every 10 s), 200-400 work, 400-560 loading again, 560-800 held flat */
+        bool busy = i > 200 && i <= 400;
+        struct ledger_point p = pt(i, busy ? 0.02 : 1, true);
+        p.progress = !busy && i % 10 == 0 && (i <= 200 || (i > 400 && i <= 560));
+        ledger_feed(l, 0, &p);
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    near(t.s[LC_STARTUP], 200, 1e-9, "the first load: start-up, not stalled");
+    near(t.s[LC_COMPUTE], 200, 1e-9, "compute");
+    near(t.s[LC_STALLED], 240, 1e-9, "stalled: only the 240 s held flat, from the last growth at 560");
+    near(t.s[LC_PAUSE], 160, 1e-9, "the second load: a pause");
+    ledger_free(l);
+}
+
+/* A compile's start-up: autotune bursts (a quarter of a record) every 4 s between idle records. While the
+ * start-up still allocates they are not sustained work, and a mostly idle record's idle rest is start-up;
+ * without that, five bursts 3 s apart are 5 s of "sustained" work and the start-up ends at the fifth. */
+static void test_autotune_bursts(void **state)
+{
+    (void)state;
+    for (int alloc = 0; alloc < 2; alloc++) {
+        struct ledger *l = ledger_new(&cfg);
+        struct ledger_totals t;
+        for (int i = 0; i <= 100; i++) {
+            struct ledger_point p = pt(i, i >= 60 ? 0.02 : i % 4 == 0 ? 0.75 : 1, true);
+            p.allocating = alloc && i < 60;
+            ledger_feed(l, 0, &p);
+        }
+        ledger_finish(l);
+        ledger_gpu(l, 0, &t);
+        sums(&t);
+        if (alloc) {   /* 1-59: 45 idle records and 14 bursts' idle 0.75 s */
+            near(t.s[LC_STARTUP], 59 - 14 * 0.25, 1e-9, "start-up: the compile, bursts' idle rest included");
+            near(t.s[LC_COMPUTE], 14 * 0.25 + 41, 1e-9, "compute: the bursts' work, then training");
+        } else {       /* working from the fifth burst (at 20): before it 19 s less the bursts' work */
+            near(t.s[LC_STARTUP], 19 - 4 * 0.25, 1e-9, "start-up up to the fifth burst");
+        }
+        ledger_free(l);
+    }
+}
+
 /* A notebook's kernel holding memory between cells: its long stop is idle (notebook-idle), not stalled. */
 static void test_notebook(void **state)
 {
@@ -289,6 +340,8 @@ int main(void)
         cmocka_unit_test(test_startup_pause_stall),
         cmocka_unit_test(test_stops_and_input),
         cmocka_unit_test(test_notebook),
+        cmocka_unit_test(test_loading_not_stalled),
+        cmocka_unit_test(test_autotune_bursts),
         cmocka_unit_test(test_idle_lost_throttled),
         cmocka_unit_test(test_recent_cause),
         cmocka_unit_test(test_input_wait),

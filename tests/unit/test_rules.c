@@ -388,15 +388,27 @@ static void test_straggler_stalled_idle(void **state)
     assert_true(holds(&s, "straggler"));
     s.util_mean = 45;   /* low, but because it straggles: not called a small batch */
     assert_false(holds(&s, "small-batch"));
+    s.job_start_t = s.now - 80;   /* in its start-up (startup.seconds): a rank that loads longer than its peers */
+    assert_false(holds(&s, "straggler"));
+    s.job_start_t = s.now - 120;  /* past it, memory flat */
+    assert_true(holds(&s, "straggler"));
+    s.mem_growth = 5;             /* still allocating (startup.growth): the start-up goes on */
+    assert_false(holds(&s, "straggler"));
+    s.job_start_t = s.now - 330;  /* up to startup.max */
+    assert_true(holds(&s, "straggler"));
 
     s = base();
     s.util_mean = s.util_p95 = s.util_peak = 0;
     s.idle_share = 100;
-    s.idle_for_s = 119.9;
+    s.idle_for_s = s.still_for_s = 119.9;
     assert_false(holds(&s, "stalled"));
-    s.idle_for_s = 120;
+    s.idle_for_s = s.still_for_s = 120;
     assert_true(holds(&s, "stalled"));
     assert_false(holds(&s, "idle"));
+    s.idle_for_s = 300;
+    s.still_for_s = 119.9;   /* its memory grew 119.9 s ago (weights read into it): progress, not a hang */
+    assert_false(holds(&s, "stalled"));
+    s.still_for_s = 120;
     s.procs = 0;
     s.mem_last = 49;   /* 4.9%: not held */
     assert_false(holds(&s, "stalled"));
@@ -415,7 +427,7 @@ static void test_straggler_stalled_idle(void **state)
     assert_false(holds(&s, "stalled"));
     assert_true(holds(&s, "server-idle"));
     assert_false(holds(&s, "notebook-idle"));
-    s.idle_for_s = 119.9;
+    s.idle_for_s = s.still_for_s = 119.9;
     assert_false(holds(&s, "server-idle"));
     assert_false(holds(&s, "notebook-idle"));
 }

@@ -82,8 +82,10 @@ static void test_startup_and_pause(void **state)
     assert_false(holds(&s, "pause"));
     assert_true(holds(&s, "input-bound-cpu"));
     assert_int_equal(rules_stop_kind(&s, &cfg), RULE_STOP_RECURS);
-    s.stop_busy_before_s = NAN;           /* the first stop of a log that began in it: not known to recur */
-    assert_true(holds(&s, "pause"));
+    s.stop_busy_before_s = NAN;           /* the first stop of a log that began in it: not known to recur, */
+    assert_int_equal(rules_stop_kind(&s, &cfg), RULE_STOP_PAUSE);
+    assert_false(holds(&s, "input-bound-cpu"));
+    assert_false(holds(&s, "pause"));     /* but nothing was busy before it: a start-up, not a pause */
     s.stop_busy_before_s = 170;
     s.stops = 0;                          /* no stop of pause.seconds (a shorter gap): input */
     assert_int_equal(rules_stop_kind(&s, &cfg), RULE_STOP_NONE);
@@ -110,18 +112,20 @@ static void test_startup_and_pause(void **state)
     s.job_start_t = s.now - 120;
     s.mem_slope = 19.9 / 30;              /* 1.99% of the total, 3.3% of the 600 MiB held */
     assert_true(holds(&s, "input-bound"));
-    /* or by startup.growth (5%) of what it holds: a model small beside its GPU, still allocating */
-    s.mem_min = 300;
-    s.mem_slope = 15.0 / 30;              /* 1.5% of the total, 5% of the 300 MiB held */
+    /* or by startup.growth (5%) of what it holds, per window over the last minutes (mem_growth): a model
+     * small beside its GPU, still allocating at its autotune bursts */
+    s.mem_slope = 0;
+    s.mem_growth = 5;
     assert_false(holds(&s, "input-bound"));
-    s.mem_min = 301;                      /* 4.98% */
+    s.mem_growth = 4.9;
     assert_true(holds(&s, "input-bound"));
-    s.mem_min = 0;                        /* nothing held at the window's least: not a share of it */
+    s.mem_growth = NAN;                   /* not known yet */
     assert_true(holds(&s, "input-bound"));
-    s.mem_min = 300;
+    s.mem_growth = 5;
     s.job_start_t = s.now - 330;          /* up to startup.max */
     assert_true(holds(&s, "input-bound"));
     s.job_start_t = s.now - 120;
+    s.mem_growth = 0;
     s.mem_slope = 19.9 / 30;
     s.util_mean = 34;                     /* around the stops only 68%: not a busy job pausing */
     assert_false(holds(&s, "pause"));
