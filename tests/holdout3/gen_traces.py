@@ -32,7 +32,8 @@ def clip(segs: List[Seg], end: float) -> List[Seg]:
     return out
 
 
-def write(d: str, name: str, segs: List[Seg]) -> None:
+def write(d: str, name: str, segs: List[Seg], source: str = "tests/holdout3/gen_traces.py") -> None:
+    """DIR/NAME-util.csv from the segments (tests/holdout4 writes its utilization here too)."""
     rnd = random.Random(name)
     fine: List[float] = []
     for dur, level, amp, _ in segs:
@@ -41,7 +42,7 @@ def write(d: str, name: str, segs: List[Seg]) -> None:
             if i % 10 == 0:
                 draw = rnd.uniform(-amp, amp)
             fine.append(0.0 if level == 0 else min(100.0, max(0.0, level + draw)))
-    lines = ["t,util", "# %s (tests/holdout3/gen_traces.py)" % name]
+    lines = ["t,util", "# %s (%s)" % (name, source)]
     for b in range(len(fine) // 10):
         chunk = fine[b * 10:(b + 1) * 10]
         lines.append("%.2f,%.1f" % (b * 0.1 + 0.05, sum(chunk) / len(chunk)))

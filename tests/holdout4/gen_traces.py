@@ -10,12 +10,16 @@ does). Memory is a process's allocation in bytes as `t,value` points (a staircas
 grows in chunks), played by the scenario as the process's memory. The cause of each segment is the
 ground truth the ledger is judged against: by construction, not from gpumon. Deterministic.
 """
+import importlib.util
 import os
 import random
 import sys
 from typing import Callable, Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("holdout3_traces", os.path.join(HERE, "..", "holdout3", "gen_traces.py"))
+round3 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(round3)  # type: ignore[union-attr]
 Seg = Tuple[float, float, float, str]   # seconds, util level, noise amplitude, cause
 Mem = List[Tuple[float, float]]         # (scenario second, MiB)
 MiB = 1 << 20
@@ -200,20 +204,7 @@ TRACES.update({"healthy-start-%d" % i: (lambda i=i: healthy_start(i)) for i in r
 
 
 def write(d: str, name: str, segs: List[Seg], mem: Mem) -> None:
-    rnd = random.Random(name)
-    fine: List[float] = []
-    for dur, level, amp, _ in segs:
-        draw = 0.0
-        for i in range(max(1, int(round(dur * 100)))):
-            if i % 10 == 0:
-                draw = rnd.uniform(-amp, amp)
-            fine.append(0.0 if level == 0 else min(100.0, max(0.0, level + draw)))
-    lines = ["t,util", "# %s (tests/holdout4/gen_traces.py)" % name]
-    for b in range(len(fine) // 10):
-        chunk = fine[b * 10:(b + 1) * 10]
-        lines.append("%.2f,%.1f" % (b * 0.1 + 0.05, sum(chunk) / len(chunk)))
-    with open(os.path.join(d, name + "-util.csv"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    round3.write(d, name, segs, "tests/holdout4/gen_traces.py")   # the utilization, laid out as round 3's
     # a staircase: each allocation lands within 0.1 s and holds until the next
     pts: List[Tuple[float, float]] = []
     for t, mib in mem:
