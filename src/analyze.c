@@ -271,39 +271,34 @@ unsigned analyze_stops_of(const struct analyzer *a, const struct analyze_gpu *g,
     }
     return n;
 }
-/* The stall clock (still_for_s): an idle GPU whose memory grows by mem_rise of the GPU, or by startup_growth
- * of what it held, since the clock last started (from the least it held since) is making progress (weights
- * read from slow storage into it, a model built on it), not hung: the clock starts again there. */
+/* The stall clock (still_for_s): an idle GPU whose memory rises above the most it held since the clock
+ * started, by stall_growth of the GPU, is making progress (weights read from slow storage into it, a model
+ * built on it), not hung: the clock starts again there. Above the most, not the least: a neighbour that
+ * allocates and frees the same memory over and over is no progress of this job. Memory given up (under 1%
+ * of the GPU) starts the watermark afresh, for the next job. */
 static void analyze_still(const struct analyzer *a, struct analyze_gpu *g, double t, bool idle, double used,
                           double total)
 {
+    bool known = !isnan(used) && total > 0;
     if (!idle) {
         g->still_since = 0;
         return;
     }
-    bool known = !isnan(used) && total > 0;
-    if (g->still_since == 0) {
+    if (g->still_since == 0 || (known && used < 0.01 * total)) {
         g->still_since = t;
         g->still_mem = known ? used : NAN;
         return;
     }
     if (!known)
         return;
-    double grew = used - g->still_mem;
-    if (isnan(grew) || grew < 0) {   /* the least it held since the clock started */
-        g->still_mem = used;
-        return;
-    }
-    if (grew > 0 && (100 * grew >= a->cfg.mem_rise * total || 100 * grew >= a->cfg.startup_growth * g->still_mem)) {
-        g->still_since = g->progress_t = t;
-        g->still_mem = used;
+    if (isnan(g->still_mem) || used > g->still_mem) {
+        bool progress = !isnan(g->still_mem) && 100 * (used - g->still_mem) >= a->cfg.stall_growth * total;
+        g->still_mem = used;   /* the most it held since the clock started */
+        if (progress)
+            g->still_since = g->progress_t = t;
     }
 }
 
-
-/* The history the window cannot hold: first memory use, near full since, the job's start, idle since,
- * lost since, XIDs, stops, whether notebook kernels or inference servers hold the GPU, a memory repair
- * pending since. */
 static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
                             const struct analyze_point *p)
 {

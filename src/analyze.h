@@ -51,8 +51,7 @@ struct analyze_config {
     double busy_util;       /* % sub-second peak from which a mostly idle record holds a burst of real work */
     double pause_s;         /* idle seconds from which a stop counts (analyze_stop) */
     double sm_idle;         /* % SM activity and DRAM bandwidth (GPM) both under which a busy GPU waits: idle */
-    double mem_rise;        /* % of the GPU's memory, */
-    double startup_growth;  /* or of what it holds, by which memory that grows while the GPU idles is progress */
+    double stall_growth;    /* % of the GPU's memory by which an idle GPU's memory rising is progress, not a stall */
 };
 
 /* The columns of a window point: one number per record, NAN where the record lacks it. */
@@ -142,8 +141,8 @@ struct analyze_gpu_stats {
                                         * (ANALYZE_GROW_S to twice that, the window's end alike whatever its
                                         * length): a start-up's allocations come in bursts, and a least-squares
                                         * slope over a window that holds one or two reads them low; NAN unknown */
-    double still_for_s;                /* of that, since its memory last grew by mem_rise of the GPU or
-                                        * startup_growth of what it held (weights loading: progress, not a hang) */
+    double still_for_s;                /* of that, since its memory last rose by stall_growth of the GPU above
+                                        * the most it held (weights loading: progress, not a hang) */
     double spin_share;                 /* % of the window's points busy by utilization while GPM shows the SMs
                                         * and DRAM idle (under sm.idle): a kernel that waits, counted idle */
     /* stops (analyze_stop): idle stretches of pause.seconds or more, quiet blips inside them forgiven */

@@ -143,7 +143,7 @@ struct analyze_gpu {
     unsigned long long hist_sum, hist_max_sum;   /* their sums of bin x count: the mean without a walk */
     unsigned long long hist_bits[2], hist_max_bits[2];   /* their bins that hold points: walks skip the rest */
     double mem_first_use_t, mem_high_t, idle_since, lost_t;
-    double still_since, still_mem;   /* idle without progress since (0: busy), and the memory (MiB) it grows from */
+    double still_since, still_mem;   /* idle without progress since (0: busy), and the most memory (MiB) since */
     double progress_t;               /* the latest point at which idle memory grew enough to be progress */
     double grow_t[2], grow_mem[2];   /* memory (MiB) at two reference times, ANALYZE_GROW_S apart: the older
                                       * and the newer (mem_growth); 0: none yet */

@@ -64,6 +64,7 @@ struct ledger_gpu {
                                   * from stall_s, as the stalled rule's clock */
     double idle_run;             /* idle seconds since the latest busy ones */
     bool in_stretch, stretch_mem, stretch_stalled;
+    bool stretch_was_stop;       /* the stretch was stalled once (its stretch_s restarted there): a stop */
     enum ledger_cause stall_as;  /* what a stretch past stall_s is: stalled, or idle (a notebook between cells,
                                   * a server between requests) */
     double stretch_s, stretch_start, stretch_end;   /* start: the interval's, where the stretch began */
@@ -250,12 +251,12 @@ static void ledger_end_stretch(struct ledger *l, struct ledger_gpu *g, bool inpu
 {
     if (!g->in_stretch)
         return;
-    bool stop = g->stretch_stalled || g->stretch_s >= l->cfg.pause_s;
+    bool stop = g->stretch_stalled || g->stretch_was_stop || g->stretch_s >= l->cfg.pause_s;
     if (!g->stretch_stalled && g->stretch_s > 0)
         ledger_stop_seconds(l, g, stop, input, g->stretch_s);
     if (stop)
         g->stop_end = t;
-    g->in_stretch = g->stretch_stalled = g->stretch_mem = false;
+    g->in_stretch = g->stretch_stalled = g->stretch_was_stop = g->stretch_mem = false;
     g->stretch_s = 0;
 }
 
@@ -318,7 +319,7 @@ static void ledger_idle(struct ledger *l, struct ledger_gpu *g, const struct led
         ledger_add(l, g, g->stall_as, g->still_s);
         ledger_recent(l, g, p->t, g->stall_as, s);
         g->stretch_s = 0;
-        g->stretch_stalled = true;
+        g->stretch_stalled = g->stretch_was_stop = true;
         return;
     }
     ledger_recent(l, g, p->t, p->input_verdict ? LC_INPUT_WAIT : LC_PAUSE, s);

@@ -48,9 +48,7 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "memory used, share of total, that counts as near full",
              AP(mem_high)},
     [T_MEM_RISE] = {.name = "memory.rise", .def = 2, .unit = "%",
-             .meaning = "growth over the window, share of total, that counts as rising (and, of an idle GPU, as "
-                        "progress: the stall clock starts again)",
-             AP(mem_rise)},
+             .meaning = "growth over the window, share of total, that counts as rising"},
     [T_OOM_MEM] = {.name = "oom.memory", .def = 95, .unit = "%",
              .meaning = "memory share just before a process ended that means out of memory"},
     [T_PREALLOC_RISE] = {.name = "prealloc.rise_s", .def = 5, .unit = "s",
@@ -63,6 +61,10 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "idle this long while holding memory: stalled"},
     [T_STALL_MEM] = {.name = "stall.memory", .def = 5, .unit = "%",
              .meaning = "memory share that counts as held"},
+    [T_STALL_GROWTH] = {.name = "stall.growth", .def = 0.1, .unit = "%",
+             .meaning = "an idle GPU's memory rising this share of the GPU above the most it held since it went "
+                        "idle is progress (weights loading into it), not a stall: the stall clock starts again",
+             AP(stall_growth)},
     [T_SM_LOW] = {.name = "sm.low", .def = 50, .unit = "%",
              .meaning = "SM activity (GPM) below which a busy GPU is underused; healthy needs at least this"},
     [T_SM_BUSY] = {.name = "sm.busy", .def = 60, .unit = "%",
@@ -87,8 +89,7 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
     [T_STARTUP_GROWTH] = {.name = "startup.growth", .def = 5, .unit = "%",
              .meaning = "growth per window (over the last 30-60 s), share of the memory the GPU held, that "
                         "counts as a start-up still allocating (a model small beside its GPU grows less than "
-                        "memory.rise); and growth, share of what an idle GPU held, that is progress, not a stall",
-             AP(startup_growth)},
+                        "memory.rise)"},
     [T_PAUSE_S] = {.name = "pause.seconds", .def = 5, .unit = "s",
              .meaning = "an idle stretch (a stop) this long between busy stretches is a pause or a recurring stall, "
                         "not a gap",
@@ -568,7 +569,7 @@ const struct rule rule_table[R_COUNT] = {
     [R_STALLED] = {.id = "stalled", .severity = SEV_CRITICAL, .needs_window = false, .applies = p_stalled,
         .yields_to = RULE_BIT(R_GPU_LOST),
         .evidence = rules_ev_stalled, .title = "the GPU idles while holding memory",
-        .when = "the GPU is idle (under {idle.util}, or a kernel that waits: utilization busy while SM activity and DRAM are under {sm.idle}) for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, its memory not growing meanwhile by {memory.rise} of the total or {startup.growth} of what it held (a model loaded from slow storage is progress), and its processes are not all a notebook's kernels (notebook-idle) nor all inference servers (server-idle)",
+        .when = "the GPU is idle (under {idle.util}, or a kernel that waits: utilization busy while SM activity and DRAM are under {sm.idle}) for at least {stall.seconds} while holding at least {stall.memory} of memory or a process, its memory not rising meanwhile by {stall.growth} above the most it held (a model loaded from slow storage is progress), and its processes are not all a notebook's kernels (notebook-idle) nor all inference servers (server-idle)",
         .advice = "The job may be hung (deadlock in a collective, a stuck data loader, waiting on a dead peer): take a stack "
          "dump (py-spy dump --pid PID), check NCCL timeouts, and free the GPU if the job is dead."},
     [R_XID_APP] = {.id = "xid-app", .severity = SEV_WARNING, .needs_window = false, .applies = p_xid_app,

@@ -60,7 +60,7 @@ static struct analyze_config config(double window)
 {
     return (struct analyze_config){.window_s = window, .idle_util = 5, .mem_high = 90, .min_samples = 5,
                                    .min_coverage = 80, .startup_s = 60, .steps_min = 10, .busy_util = 40,
-                                   .pause_s = 5, .sm_idle = 5, .mem_rise = 2, .startup_growth = 5};
+                                   .pause_s = 5, .sm_idle = 5, .stall_growth = 0.1};
 }
 
 /* Two GPUs at 90%, and the given processes' steps: each takes step seconds, wait of it waiting. */
@@ -317,14 +317,14 @@ static void test_idle_gaps(void **state)
     assert_true(fabs(s.idle_share - 40) < 1e-9);
     assert_true(fabs(s.idle_for_s - 3) < 1e-9);   /* idle since 3006, now 3009 */
     assert_true(fabs(s.still_for_s - 3) < 1e-9);  /* its memory flat */
-    /* memory that grows while the GPU idles is progress (weights loading): the stall clock starts again where
-     * it grew by mem_rise (2%) of the GPU or startup_growth (5%) of what it held since the clock started */
+    /* memory that rises while the GPU idles is progress (weights loading): the stall clock starts again where
+     * it rises stall_growth (0.1%: 1 MiB of 1000) above the most it held since the clock started */
     analyze_free(a);
     a = analyze_new(&c);
-    static const long long mem[] = {400, 410, 419, 440, 430, 450, 451, 452, 300, 314, 315, 316};
-    static const double still[] = {0, 1, 2, 0, 1, 0, 1, 2, 3, 4, 0, 1};
-    /* 400: the clock starts; +19 (1.9% of 1000, 4.75% of 400): no; 440: +40; 430: the least since is 430;
-     * 450: +20 (2%) from it; 300: down; 314: +14 is 1.4% and 4.7% of 300; 315: +15, 5% of 300 */
+    static const long long mem[] = {400, 400, 401, 401, 405, 300, 320, 404, 406, 5, 50, 50};
+    static const double still[] = {0, 1, 0, 1, 0, 1, 2, 3, 0, 0, 0, 1};
+    /* 401: +1; 405: +4; 300, 320, 404: under the most (a neighbour's memory freed and taken again is no
+     * progress); 406: +1 above it; 5: memory given up (under 1%), afresh; 50: +45 */
     for (int i = 0; i < 12; i++) {
         feed(a, 4000 + i, 0, 100, mem[i], 1);
         s = stats(a);

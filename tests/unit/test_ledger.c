@@ -86,6 +86,23 @@ static void test_loading_not_stalled(void **state)
     near(t.s[LC_STALLED], 240, 1e-9, "stalled: only the 240 s held flat, from the last growth at 560");
     near(t.s[LC_PAUSE], 160, 1e-9, "the second load: a pause");
     ledger_free(l);
+    /* stalled, then memory grows and work comes back 3 s later: that stretch was a stop all the same, so a
+     * 10 s stop 27 s after it recurs (the input's while an input verdict holds), as the rules read it */
+    l = ledger_new(&cfg);
+    for (int i = 0; i <= 300; i++) {
+        bool idle = (i > 100 && i <= 233) || (i > 260 && i <= 270);
+        struct ledger_point p = pt(i, idle ? 1 : 0.02, true);
+        p.progress = i == 231;
+        p.input_verdict = i > 240;
+        ledger_feed(l, 0, &p);
+    }
+    ledger_finish(l);
+    ledger_gpu(l, 0, &t);
+    sums(&t);
+    near(t.s[LC_INPUT_WAIT], 10 + 57 * 0.02, 1e-9,   /* and the gaps of the busy records from 234 */
+         "the stop 27 s after the stalled one: input wait, not an isolated pause");
+    near(t.s[LC_PAUSE], 3, 1e-9, "the stalled stop's 3 s after its memory grew: its rest, a pause");
+    ledger_free(l);
 }
 
 /* A compile's start-up: autotune bursts (a quarter of a record) every 4 s between idle records. While the
