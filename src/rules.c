@@ -87,9 +87,8 @@ const struct rule_threshold_row rules_thresholds[T_COUNT] = {
              .meaning = "the start-up goes on past startup.seconds while the job's memory still grows by memory.rise "
                         "or startup.growth over the window (compilation, autotuning), up to this"},
     [T_STARTUP_GROWTH] = {.name = "startup.growth", .def = 5, .unit = "%",
-             .meaning = "growth per window (over the last 30-60 s), share of the memory the GPU held, that "
-                        "counts as a start-up still allocating (a model small beside its GPU grows less than "
-                        "memory.rise)"},
+             .meaning = "growth per window (over the last 30-60 s), share of the memory the GPU held, that counts "
+                        "as a start-up still allocating (a model small beside its GPU grows less than memory.rise)"},
     [T_PAUSE_S] = {.name = "pause.seconds", .def = 5, .unit = "s",
              .meaning = "an idle stretch (a stop) this long between busy stretches is a pause or a recurring stall, "
                         "not a gap",
