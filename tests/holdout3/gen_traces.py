@@ -12,7 +12,7 @@ from gpumon. Deterministic.
 import os
 import random
 import sys
-from typing import Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 Seg = Tuple[float, float, float, str]   # seconds, util level, noise amplitude, cause
@@ -155,9 +155,9 @@ TRACES = {
 }
 
 
-def truth() -> None:
-    for name, fn in TRACES.items():
-        segs = fn()
+def truth(traces: Dict[str, Callable[[], Any]], segs_of: Callable[[Any], List[Seg]]) -> None:
+    for name, fn in traces.items():
+        segs = segs_of(fn())
         by: Dict[str, float] = {}
         for d, _, _, c in segs:
             by[c] = by.get(c, 0.0) + d
@@ -166,10 +166,16 @@ def truth() -> None:
                                                        for c, s in sorted(by.items(), key=lambda x: -x[1])))
 
 
-if __name__ == "__main__":
+def main(traces: Dict[str, Callable[[], Any]], write_one: Callable[[str, str, Any], None],
+         segs_of: Callable[[Any], List[Seg]] = lambda r: r, here: str = HERE) -> None:
+    """`--truth`, or the traces into DIR (default: here, beside the script); round 4 runs its own through it."""
     if sys.argv[1:] == ["--truth"]:
-        truth()
+        truth(traces, segs_of)
     else:
-        out = sys.argv[1] if len(sys.argv) > 1 else HERE
-        for n, fn in TRACES.items():
-            write(out, n, fn())
+        out = sys.argv[1] if len(sys.argv) > 1 else here
+        for n, fn in traces.items():
+            write_one(out, n, fn())
+
+
+if __name__ == "__main__":
+    main(TRACES, write)

@@ -216,21 +216,5 @@ def write(d: str, name: str, segs: List[Seg], mem: Mem) -> None:
         f.write("".join("%.2f,%d\n" % (t, int(mib) * MiB) for t, mib in pts))
 
 
-def truth() -> None:
-    for name, fn in TRACES.items():
-        segs, _ = fn()
-        by: Dict[str, float] = {}
-        for d, _, _, c in segs:
-            by[c] = by.get(c, 0.0) + d
-        span = total(segs)
-        print("%-20s %5.0f s  " % (name, span) + "  ".join("%s %.1f s (%.1f%%)" % (c, s, 100 * s / span)
-                                                       for c, s in sorted(by.items(), key=lambda x: -x[1])))
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--truth"]:
-        truth()
-    else:
-        out = sys.argv[1] if len(sys.argv) > 1 else HERE
-        for n, fn in TRACES.items():
-            write(out, n, *fn())
+    round3.main(TRACES, lambda out, name, r: write(out, name, *r), lambda r: r[0], HERE)

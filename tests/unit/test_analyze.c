@@ -1,10 +1,11 @@
 /*
  * test_analyze.c: the windowed statistics on synthetic records:
  * percentiles from the histogram, eviction from the window, idle share and
- * gaps, memory trend, process exits, coverage, XIDs in the window, peers,
+ * gaps, coverage, XIDs in the window, peers,
  * the slowest process of a job, the whole-run summary, the window's
  * running figures against a pass over its points (bit for bit), and the
- * figure tables themselves (every row well formed). Measurements only: what the
+ * figure tables themselves (every row well formed); the memory figures are
+ * test_analyze_memory.c's. Measurements only: what the
  * rules decide from them is test_rules.c's.
  */
 #include <stdarg.h>
@@ -18,50 +19,8 @@
 #include "analyze.h"
 #include "analyze_int.h"
 #include "metrics.h"
+#include "analyze_fixture.h"
 
-static struct record_gpu gpus[2];
-static struct record rec;
-
-static void set_i(struct record_gpu *g, enum metric_id id, long long v)
-{
-    g->v[id] = (struct value){.state = VS_OK, .u.i = v};
-}
-
-/* One record at time t for GPU 0: utilization, sub-second idle share (NAN: none), memory, processes. */
-static void feed(struct analyzer *a, double t, int util, double idle, long long mem, int procs)
-{
-    memset(gpus, 0, sizeof gpus);
-    memset(&rec, 0, sizeof rec);
-    rec.time.tv_sec = (time_t)t;
-    rec.time.tv_nsec = (long)((t - floor(t)) * 1e9);
-    rec.ngpus = 1;
-    rec.gpus = gpus;
-    set_i(&gpus[0], M_UTIL_GPU, util);
-    if (!isnan(idle))
-        gpus[0].v[M_UTIL_IDLE] = (struct value){.state = VS_OK, .u.f = idle};
-    set_i(&gpus[0], M_MEM_USED, mem);
-    set_i(&gpus[0], M_MEM_TOTAL, 1000);
-    set_i(&gpus[0], M_PROC_COUNT, procs);
-    analyze_feed(a, &rec);
-}
-
-#define MAX_GPUS 8
-
-static struct analyze_gpu_stats stats(struct analyzer *a)
-{
-    struct analyze_gpu_stats s[MAX_GPUS];
-    assert_true(analyze_ngpus(a) <= MAX_GPUS);
-    analyze_stats(a, s);
-    return s[0];
-}
-
-/* The analysis' parameters at the rules' defaults (rules.c's threshold table), with this window. */
-static struct analyze_config config(double window)
-{
-    return (struct analyze_config){.window_s = window, .idle_util = 5, .mem_high = 90, .min_samples = 5,
-                                   .min_coverage = 80, .startup_s = 60, .steps_min = 10, .busy_util = 40,
-                                   .pause_s = 5, .sm_idle = 5, .stall_growth = 0.1};
-}
 
 /* Two GPUs at 90%, and the given processes' steps: each takes step seconds, wait of it waiting. */
 static struct record_rank ranks[4];
@@ -317,41 +276,6 @@ static void test_idle_gaps(void **state)
     assert_true(fabs(s.idle_share - 40) < 1e-9);
     assert_true(fabs(s.idle_for_s - 3) < 1e-9);   /* idle since 3006, now 3009 */
     assert_true(fabs(s.still_for_s - 3) < 1e-9);  /* its memory flat */
-    /* memory that rises while the GPU idles is progress (weights loading): the stall clock starts again where
-     * it rises stall_growth (0.1%: 1 MiB of 1000) above the most it held since the clock started */
-    analyze_free(a);
-    a = analyze_new(&c);
-    static const long long mem[] = {400, 400, 401, 401, 405, 300, 320, 404, 406, 5, 50, 50};
-    static const double still[] = {0, 1, 0, 1, 0, 1, 2, 3, 0, 0, 0, 1};
-    /* 401: +1; 405: +4; 300, 320, 404: under the most (a neighbour's memory freed and taken again is no
-     * progress); 406: +1 above it; 5: memory given up (under 1%), afresh; 50: +45 */
-    for (int i = 0; i < 12; i++) {
-        feed(a, 4000 + i, 0, 100, mem[i], 1);
-        s = stats(a);
-        if (fabs(s.still_for_s - still[i]) > 1e-9)
-            fail_msg("point %d (memory %lld): still_for_s %g, expected %g", i, mem[i], s.still_for_s, still[i]);
-        assert_true(fabs(s.idle_for_s - i) < 1e-9);
-    }
-    struct analyze_latest l;
-    assert_true(analyze_latest(a, 0, &l) && !l.progress);
-    feed(a, 4012, 0, 100, 400, 1);
-    assert_true(analyze_latest(a, 0, &l) && l.progress);
-    feed(a, 4013, 90, 0, 500, 1);   /* busy: neither idle nor still, and not progress (work) */
-    s = stats(a);
-    assert_true(s.idle_for_s == 0 && s.still_for_s == 0);
-    assert_true(analyze_latest(a, 0, &l) && !l.progress);
-    analyze_free(a);
-    /* mem_growth: the memory's growth per window over the last 30 to 60 s, share of what it held then:
-     * references at 5000 (100 MiB), 5030 (115), ..., 5090 (145), 5120 (160); at 5130 from 5090's: 20 over 40 s */
-    a = analyze_new(&c);
-    for (int t = 0; t <= 130; t++) {
-        feed(a, 5000 + t, 0, 100, 100 + t / 2, 1);
-        s = stats(a);
-        if (t < 30)
-            assert_true(isnan(s.mem_growth));   /* one reference only */
-    }
-    if (fabs(s.mem_growth - 100.0 * 20 / 145 * c.window_s / 40) > 1e-9)
-        fail_msg("mem_growth %g", s.mem_growth);
     analyze_free(a);
 }
 
@@ -506,75 +430,6 @@ static void test_notebook(void **state)
     rec.time.tv_sec = 5004;
     analyze_feed(a, &rec);
     assert_false(stats(a).server);
-    analyze_free(a);
-}
-
-/* A start seen in the log (memory from unused to used) is when the job started (the rules give it
- * startup.seconds of grace); a log that begins with the job already running has none; giving the GPU up
- * makes the next use a new start. */
-static void test_job_start(void **state)
-{
-    (void)state;
-    struct analyze_config c = config(30);
-    struct analyzer *a = analyze_new(&c);
-    feed(a, 7000, 0, NAN, 0, 0);
-    for (int t = 1; t <= 89; t++)
-        feed(a, 7000 + t, 90, NAN, 500, 1);
-    assert_true(stats(a).job_start_t == 7001);
-    feed(a, 7090, 0, NAN, 0, 0);
-    assert_true(stats(a).job_start_t == 0);
-    feed(a, 7091, 90, NAN, 500, 1);
-    assert_true(stats(a).job_start_t == 7091);
-    analyze_free(a);
-    a = analyze_new(&c);
-    for (int t = 0; t <= 10; t++)
-        feed(a, 8000 + t, 90, NAN, 500, 1);
-    assert_true(stats(a).job_start_t == 0);
-    analyze_free(a);
-}
-
-/* Memory that rose and then held still: the later half's slope is 0. */
-static void test_memory_recent_slope(void **state)
-{
-    (void)state;
-    struct analyze_config c = config(20);
-    struct analyzer *a = analyze_new(&c);
-    for (int t = 0; t <= 20; t++)
-        feed(a, 9000 + t, 90, NAN, t < 10 ? 100 + 80 * t : 900, 1);
-    struct analyze_gpu_stats s = stats(a);
-    assert_true(s.mem_slope > 20);
-    assert_true(fabs(s.mem_recent_slope) < 1e-9);
-    analyze_free(a);
-}
-
-static void test_memory_trend_and_oom(void **state)
-{
-    (void)state;
-    struct analyze_config c = config(30);
-    struct analyzer *a = analyze_new(&c);
-    for (int i = 0; i <= 20; i++)
-        feed(a, 4000 + i, 90, NAN, 100 + 10 * i, 1);
-    struct analyze_gpu_stats s = stats(a);
-    assert_true(fabs(s.mem_slope - 10) < 1e-6);
-    assert_true(s.mem_min == 100 && s.mem_max == 300 && s.mem_last == 300);
-    assert_true(s.mem_first_use_t == 4000);
-    assert_true(s.exit_t == 0);
-    analyze_free(a);
-    /* a process ends right after memory was 94.9% full: measured as it is (the rules call 95% OOM) */
-    a = analyze_new(&c);
-    feed(a, 5000, 90, NAN, 949, 1);
-    feed(a, 5001, 0, NAN, 0, 0);
-    s = stats(a);
-    assert_true(s.exit_t == 5001 && fabs(s.exit_mem_share - 94.9) < 1e-9);
-    /* two exits in the window: the fuller is kept, the latest of equals */
-    feed(a, 5002, 90, NAN, 500, 2);
-    feed(a, 5003, 90, NAN, 500, 1);
-    s = stats(a);
-    assert_true(s.exit_t == 5001 && fabs(s.exit_mem_share - 94.9) < 1e-9);
-    feed(a, 5004, 90, NAN, 949, 2);
-    feed(a, 5005, 90, NAN, 100, 1);
-    s = stats(a);
-    assert_true(s.exit_t == 5005);
     analyze_free(a);
 }
 
@@ -790,9 +645,6 @@ int main(void)
         cmocka_unit_test(test_idle_gap_phase),
         cmocka_unit_test(test_stops),
         cmocka_unit_test(test_notebook),
-        cmocka_unit_test(test_job_start),
-        cmocka_unit_test(test_memory_recent_slope),
-        cmocka_unit_test(test_memory_trend_and_oom),
         cmocka_unit_test(test_xids_peers_lost),
         cmocka_unit_test(test_gpm_covered),
         cmocka_unit_test(test_gpu_identity),
