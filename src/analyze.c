@@ -271,6 +271,7 @@ unsigned analyze_stops_of(const struct analyzer *a, const struct analyze_gpu *g,
     }
     return n;
 }
+
 /* The stall clock (still_for_s): an idle GPU whose memory rises above the most it held since the clock
  * started, by stall_growth of the GPU, is making progress (weights read from slow storage into it, a model
  * built on it), not hung: the clock starts again there. Above the most, not the least: a neighbour that
@@ -299,6 +300,9 @@ static void analyze_still(const struct analyzer *a, struct analyze_gpu *g, doubl
     }
 }
 
+/* The history the window cannot hold: first memory use, near full since, the job's start, idle since, the
+ * stall clock, mem_growth's references, lost since, XIDs, stops, whether notebook kernels or inference servers
+ * hold the GPU, a memory repair pending since. */
 static void analyze_history(struct analyzer *a, struct analyze_gpu *g, const struct record_gpu *rg,
                             const struct analyze_point *p)
 {
@@ -563,7 +567,7 @@ bool analyze_latest(const struct analyzer *a, unsigned i, struct analyze_latest 
     out->server = g->server;
     out->steps_ok = g->last_steps_ok;
     out->steps = g->last_steps;
-    out->progress = g->progress_t == p->t && g->still_since == p->t;
+    out->progress = g->progress_t == p->t;   /* analyze_still restarted the clock there */
     return true;
 }
 
