@@ -347,9 +347,10 @@ static void ledger_busy(struct ledger *l, struct ledger_gpu *g, const struct led
     } else if (p->input_verdict) {
         ledger_add(l, g, LC_INPUT_WAIT, gap);
         ledger_recent(l, g, p->t, LC_INPUT_WAIT, gap);
-    } else if (!g->working && gap > b) {   /* a mostly idle record before the first sustained work (an
-                                             * autotune burst): its idle rest is the start-up's, as the idle
-                                             * records around it */
+    } else if (!g->working && p->allocating && gap > b) {   /* a mostly idle record while the start-up still
+                                                             * allocates (an autotune burst): its idle rest is
+                                                             * the start-up's, as the idle records around it
+                                                             * (not a starved job's: its first steps' gaps) */
         ledger_add(l, g, LC_STARTUP, gap);
         ledger_recent(l, g, p->t, LC_STARTUP, gap);
     } else {
